@@ -1,0 +1,91 @@
+/*
+ * dmlcpu C core: strided N-d copies and scans over views.
+ *
+ * This is the only header the Cython layer sees. The core knows nothing of DirectML descriptors
+ * or Python: it copies and scans strided views that the caller has already validated. It still
+ * re-checks what it can cheaply (dimension counts, negative sizes, overflow of byte extents) and
+ * reports a status instead of crashing.
+ */
+#ifndef DMLCPU_DMLCPU_H
+#define DMLCPU_DMLCPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DMLCPU_MAX_DIMS 8
+
+typedef enum dmlcpu_status {
+    DMLCPU_OK = 0,
+    DMLCPU_E_INVALID = 1,  /* malformed view or argument: a caller bug, validation should catch it */
+    DMLCPU_E_NOMEM = 2,    /* a temporary could not be allocated */
+    DMLCPU_E_OVERFLOW = 3  /* a size or byte offset does not fit in 64 bits */
+} dmlcpu_status;
+
+/* DirectML's DML_TENSOR_DATA_TYPE values. */
+typedef enum dmlcpu_dtype {
+    DMLCPU_FLOAT32 = 1,
+    DMLCPU_FLOAT16 = 2,
+    DMLCPU_UINT32 = 3,
+    DMLCPU_UINT16 = 4,
+    DMLCPU_UINT8 = 5,
+    DMLCPU_INT32 = 6,
+    DMLCPU_INT16 = 7,
+    DMLCPU_INT8 = 8,
+    DMLCPU_FLOAT64 = 9,
+    DMLCPU_UINT64 = 10,
+    DMLCPU_INT64 = 11
+} dmlcpu_dtype;
+
+typedef enum dmlcpu_scan_op {
+    DMLCPU_SCAN_SUM = 0,
+    DMLCPU_SCAN_PROD = 1
+} dmlcpu_scan_op;
+
+/*
+ * A strided view: the address of element (0, ..., 0), up to 8 sizes, and signed byte strides.
+ * Strides may be negative or zero. Sizes of 0 make an empty view (nothing is touched).
+ */
+typedef struct dmlcpu_view {
+    char *data;
+    int32_t ndim;
+    int64_t sizes[DMLCPU_MAX_DIMS];
+    int64_t strides[DMLCPU_MAX_DIMS];
+} dmlcpu_view;
+
+const char *dmlcpu_status_string(dmlcpu_status status);
+
+/* Element size in bytes of a DirectML data type, 0 for an unknown value. */
+size_t dmlcpu_dtype_size(int dtype);
+
+/*
+ * dst[c] = src[c] for every coordinate c. dst and src have the same ndim and sizes, and elements
+ * of elsize bytes (1, 2, 4 or 8). dst must not overlap src or itself.
+ */
+dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize);
+
+/*
+ * dst[c] = src[c mod src.sizes]: dst.sizes[i] is a whole multiple of src.sizes[i] (both > 0).
+ * The input is copied once into the first tile; each repeated dimension is then filled by
+ * doubling the block already written, so no element is copied from src more than once.
+ */
+dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize);
+
+/*
+ * Running sum or product along axis, walking in increasing index order (reverse = 0) or
+ * decreasing (reverse = 1). exclusive = 1 writes the total before the current element is added,
+ * so the first element written is the identity. dst and src have the same sizes; dst may be the
+ * identical view of src (in place), otherwise they must not overlap.
+ * Integers wrap modulo 2^bits; FLOAT16 accumulates in FLOAT32 and rounds each written value.
+ */
+dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu_dtype dtype,
+                          int32_t axis, dmlcpu_scan_op op, int32_t reverse, int32_t exclusive);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DMLCPU_DMLCPU_H */

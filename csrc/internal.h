@@ -1,0 +1,71 @@
+/*
+ * Declarations shared by the core's translation units; never seen by Cython.
+ */
+#ifndef DMLCPU_INTERNAL_H
+#define DMLCPU_INTERNAL_H
+
+#include "dmlcpu/dmlcpu.h"
+
+/*
+ * Two operands walked together over common sizes, dims ordered outermost first. After
+ * dmlcpu_pair_normalize the innermost dim is the run a kernel copies; the rest is an odometer.
+ */
+typedef struct dmlcpu_pair {
+    int32_t ndim;
+    int64_t sizes[DMLCPU_MAX_DIMS];
+    int64_t dst_strides[DMLCPU_MAX_DIMS];
+    int64_t src_strides[DMLCPU_MAX_DIMS];
+    char *dst;
+    const char *src;
+} dmlcpu_pair;
+
+/* a * b into *out; returns 1 on overflow of int64. */
+static inline int dmlcpu_mul_overflows(int64_t a, int64_t b, int64_t *out) {
+    return __builtin_mul_overflow(a, b, out);
+}
+static inline int dmlcpu_add_overflows(int64_t a, int64_t b, int64_t *out) {
+    return __builtin_add_overflow(a, b, out);
+}
+
+/*
+ * Checks that a view is well formed: 0..8 dims, no negative size, and byte offsets of every
+ * element representable in 64 bits. Sets *count to the number of elements.
+ */
+dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t *count);
+
+/*
+ * Pairs dst and src (same ndim and sizes, both checked). Returns DMLCPU_OK with *empty set when
+ * some size is 0.
+ */
+dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const dmlcpu_view *src,
+                               size_t elsize, int *empty);
+
+/*
+ * Copy normalization (NumPy's PrepareTwoRawArrayIter): drop size-1 dims, flip negative
+ * destination strides, sort by destination stride (outermost first), and merge neighbours that
+ * are contiguous in both operands. Leaves at least one dim.
+ */
+void dmlcpu_pair_normalize(dmlcpu_pair *pair);
+
+/*
+ * Copies the innermost run of n elements: dst and src advance by their own byte strides.
+ * One function per element width and run layout, chosen once per call.
+ */
+typedef void (*dmlcpu_copy_run_fn)(char *dst, ptrdiff_t dst_stride, const char *src,
+                                   ptrdiff_t src_stride, size_t n);
+
+typedef enum dmlcpu_run_layout {
+    DMLCPU_RUN_CONTIGUOUS = 0, /* both packed: one memcpy */
+    DMLCPU_RUN_GATHER = 1,     /* dst packed, src strided */
+    DMLCPU_RUN_SCATTER = 2,    /* dst strided, src packed */
+    DMLCPU_RUN_STRIDED = 3,    /* both strided */
+    DMLCPU_RUN_BROADCAST = 4,  /* src stride 0: one value filled into dst */
+    DMLCPU_RUN_LAYOUT_COUNT = 5
+} dmlcpu_run_layout;
+
+dmlcpu_run_layout dmlcpu_run_layout_of(ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t elsize);
+
+/* The kernel for an element width (1, 2, 4, 8) and a layout; NULL for any other width. */
+dmlcpu_copy_run_fn dmlcpu_copy_kernel(size_t elsize, dmlcpu_run_layout layout);
+
+#endif /* DMLCPU_INTERNAL_H */

@@ -1,0 +1,16 @@
+"""dmlcpu: DirectML's data-movement and scan operators on the CPU, with DirectML's semantics.
+
+SPLIT, SLICE, SLICE1, JOIN, TILE, CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT on tensors of 1 to
+8 dimensions in DirectML's eleven data types, bit-exact, through a C core.
+"""
+from ._errors import CoreError, DmlcpuError, InvalidArgumentError
+from ._ops import (cumulative_product, cumulative_summation, join, slice, slice1, split, tile)
+from ._support import support_table
+from ._types import AxisDirection, FeatureLevel, TensorDataType
+from ._version import __version__
+
+__all__ = [
+    "AxisDirection", "CoreError", "DmlcpuError", "FeatureLevel", "InvalidArgumentError",
+    "TensorDataType", "__version__", "cumulative_product", "cumulative_summation", "join",
+    "slice", "slice1", "split", "support_table", "tile",
+]

@@ -1,0 +1,244 @@
+# cython: freethreading_compatible = False
+"""The Cython boundary: buffers in, C views out, status back to exceptions.
+
+A Plan is a list of steps (copy, tile, scan) over numbered operand slots: inputs first, then
+outputs. Each step's views hold byte offsets from its slot's base address; ``run`` binds the
+slots to buffers, checks that every step stays inside its buffers, and calls the C core, without
+the GIL when the work is large enough to be worth it.
+"""
+from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
+                             PyObject_GetBuffer)
+from libc.stdint cimport int32_t, int64_t, intptr_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+
+from ._errors import CoreError, InvalidArgumentError
+
+from ._core cimport *
+
+cdef enum:
+    STEP_COPY = 0
+    STEP_TILE = 1
+    STEP_SCAN = 2
+    # Below this many bytes the GIL is kept: releasing it costs more than the copy.
+    NOGIL_BYTES = 65536
+
+STEP_KINDS = {"copy": STEP_COPY, "tile": STEP_TILE, "scan": STEP_SCAN}
+
+
+cdef struct Step:
+    int kind
+    int dst_slot
+    int src_slot
+    dmlcpu_view dst          # .data holds the byte offset from the slot's base
+    dmlcpu_view src
+    size_t elsize
+    int dtype
+    int axis
+    int op
+    int reverse
+    int exclusive
+    bint empty
+    int64_t dst_lo, dst_hi   # bytes the step may touch, relative to the slot's base
+    int64_t src_lo, src_hi
+
+
+cdef int check(dmlcpu_status status) except -1:
+    if status == DMLCPU_OK:
+        return 0
+    message = dmlcpu_status_string(status).decode()
+    if status == DMLCPU_E_NOMEM:
+        raise MemoryError(message)
+    if status == DMLCPU_E_OVERFLOW:
+        raise OverflowError(message)
+    raise CoreError(message)
+
+
+cdef int fill_view(dmlcpu_view *view, int64_t offset, sizes, strides, int64_t elsize,
+                   int64_t *lo, int64_t *hi, bint *empty) except -1:
+    """Fills a view from Python sequences; computes the byte range its elements occupy."""
+    cdef Py_ssize_t n = len(sizes), i
+    cdef int64_t size, stride, low = offset, high = offset
+    if n > DMLCPU_MAX_DIMS or len(strides) != n:
+        raise CoreError("a plan view has %d sizes and %d strides" % (n, len(strides)))
+    view.ndim = <int32_t>n
+    view.data = <char *><intptr_t>offset
+    empty[0] = False
+    for i in range(n):
+        size = sizes[i]
+        stride = strides[i]
+        if size < 0:
+            raise CoreError("a plan view has a negative size")
+        view.sizes[i] = size
+        view.strides[i] = stride
+        if size == 0:
+            empty[0] = True
+        elif stride < 0:
+            low += stride * (size - 1)
+        else:
+            high += stride * (size - 1)
+    lo[0] = low
+    hi[0] = high + elsize
+    return 0
+
+
+cdef class Plan:
+    """Steps over operand slots, converted to C structs once and run many times."""
+    cdef Step *steps
+    cdef Py_ssize_t n_steps
+    cdef readonly Py_ssize_t n_inputs
+    cdef readonly Py_ssize_t n_outputs
+    cdef readonly int64_t work_bytes
+
+    def __cinit__(self, Py_ssize_t n_inputs, Py_ssize_t n_outputs, steps):
+        cdef Py_ssize_t i
+        cdef Step *step
+        cdef bint dst_empty, src_empty
+        self.n_inputs = n_inputs
+        self.n_outputs = n_outputs
+        self.n_steps = len(steps)
+        self.steps = <Step *>calloc(self.n_steps if self.n_steps else 1, sizeof(Step))
+        if self.steps == NULL:
+            raise MemoryError()
+        self.work_bytes = 0
+        for i in range(self.n_steps):
+            step = &self.steps[i]
+            s = steps[i]
+            # ("copy"|"tile", dst, src, elsize) or ("scan", dst, src, elsize, dtype, axis, op,
+            # reverse, exclusive); dst and src are (slot, byte_offset, sizes, byte_strides).
+            step.kind = STEP_KINDS[s[0]]
+            dst, src = s[1], s[2]
+            step.elsize = s[3]
+            step.dst_slot = dst[0]
+            step.src_slot = src[0]
+            if not (n_inputs + n_outputs > step.dst_slot >= n_inputs) or not (
+                    0 <= step.src_slot < n_inputs + n_outputs):
+                raise CoreError("a plan step names a slot that does not exist")
+            fill_view(&step.dst, dst[1], dst[2], dst[3], step.elsize, &step.dst_lo,
+                      &step.dst_hi, &dst_empty)
+            fill_view(&step.src, src[1], src[2], src[3], step.elsize, &step.src_lo,
+                      &step.src_hi, &src_empty)
+            step.empty = dst_empty or src_empty
+            if step.kind == STEP_SCAN:
+                step.dtype, step.axis, step.op, step.reverse, step.exclusive = s[4:9]
+            if not step.empty:
+                self.work_bytes += step.dst_hi - step.dst_lo
+
+    def __dealloc__(self):
+        free(self.steps)
+
+    def __len__(self):
+        return self.n_steps
+
+    def run(self, inputs, outputs):
+        """Binds inputs (read) and outputs (written) to the slots and runs every step."""
+        cdef Py_ssize_t n_slots = self.n_inputs + self.n_outputs, i, acquired = 0
+        cdef Py_buffer *buffers
+        cdef int64_t *lo
+        cdef int64_t *hi
+        cdef int flags
+        cdef dmlcpu_status status = DMLCPU_OK
+        if len(inputs) != self.n_inputs or len(outputs) != self.n_outputs:
+            raise CoreError("the plan takes %d inputs and %d outputs, got %d and %d" % (
+                self.n_inputs, self.n_outputs, len(inputs), len(outputs)))
+        buffers = <Py_buffer *>calloc(n_slots if n_slots else 1, sizeof(Py_buffer))
+        lo = <int64_t *>calloc(2 * n_slots + 1, sizeof(int64_t))
+        if buffers == NULL or lo == NULL:
+            free(buffers)
+            free(lo)
+            raise MemoryError()
+        hi = lo + n_slots
+        try:
+            for i in range(n_slots):
+                if i < self.n_inputs:
+                    obj = inputs[i]
+                    flags = PyBUF_STRIDES
+                else:
+                    obj = outputs[i - self.n_inputs]
+                    flags = PyBUF_STRIDES | PyBUF_WRITABLE
+                try:
+                    PyObject_GetBuffer(obj, &buffers[i], flags)
+                except BufferError as error:
+                    if i >= self.n_inputs:
+                        raise InvalidArgumentError(
+                            "output %d is not writable (%s)" % (i - self.n_inputs, error)) from None
+                    raise TypeError("input %d does not export a buffer: %s" % (i, error)) from None
+                acquired += 1
+                buffer_extent(&buffers[i], &lo[i], &hi[i])
+            self._check_extents(lo, hi)
+            if self.work_bytes >= NOGIL_BYTES:
+                with nogil:
+                    status = run_steps(self.steps, self.n_steps, buffers)
+            else:
+                status = run_steps(self.steps, self.n_steps, buffers)
+            check(status)
+        finally:
+            for i in range(acquired):
+                PyBuffer_Release(&buffers[i])
+            free(buffers)
+            free(lo)
+
+    cdef int _check_extents(self, int64_t *lo, int64_t *hi) except -1:
+        cdef Py_ssize_t i
+        cdef Step *step
+        for i in range(self.n_steps):
+            step = &self.steps[i]
+            if step.empty:
+                continue
+            if (step.dst_lo < lo[step.dst_slot] or step.dst_hi > hi[step.dst_slot] or
+                    step.src_lo < lo[step.src_slot] or step.src_hi > hi[step.src_slot]):
+                raise CoreError("a plan step reaches outside its buffers")
+        return 0
+
+
+cdef void buffer_extent(Py_buffer *buffer, int64_t *lo, int64_t *hi) noexcept:
+    """The byte range [lo, hi) around buffer.buf that the exporter's elements occupy."""
+    cdef int i
+    cdef int64_t low = 0, high = 0, size, stride
+    if buffer.ndim == 0 or buffer.strides == NULL:
+        lo[0] = 0
+        hi[0] = buffer.len
+        return
+    for i in range(buffer.ndim):
+        size = buffer.shape[i]
+        stride = buffer.strides[i]
+        if size == 0:
+            lo[0] = 0
+            hi[0] = 0
+            return
+        if stride < 0:
+            low += stride * (size - 1)
+        else:
+            high += stride * (size - 1)
+    lo[0] = low
+    hi[0] = high + buffer.itemsize
+
+
+cdef dmlcpu_status run_steps(Step *steps, Py_ssize_t n_steps, Py_buffer *buffers) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef Step *step
+    cdef dmlcpu_view dst, src
+    cdef dmlcpu_status status
+    for i in range(n_steps):
+        step = &steps[i]
+        if step.empty:
+            continue
+        dst = step.dst
+        src = step.src
+        dst.data = <char *>buffers[step.dst_slot].buf + <intptr_t>dst.data
+        src.data = <char *>buffers[step.src_slot].buf + <intptr_t>src.data
+        if step.kind == STEP_COPY:
+            status = dmlcpu_copy(&dst, &src, step.elsize)
+        elif step.kind == STEP_TILE:
+            status = dmlcpu_tile(&dst, &src, step.elsize)
+        else:
+            status = dmlcpu_scan(&dst, &src, <dmlcpu_dtype>step.dtype, step.axis,
+                                 <dmlcpu_scan_op>step.op, step.reverse, step.exclusive)
+        if status != DMLCPU_OK:
+            return status
+    return DMLCPU_OK
+
+
+def dtype_size(int dtype):
+    """Element size in bytes of a DirectML data type value (0 if unknown)."""
+    return dmlcpu_dtype_size(dtype)

@@ -1,0 +1,57 @@
+"""Plans: each operator becomes strided copies or one scan over operand slots (DESIGN.md).
+
+A layout is (slot, byte_offset, sizes, byte_strides): where a tensor's element (0, ..., 0) sits
+relative to the base of the buffer bound to ``slot`` (inputs first, then outputs), and how it
+steps. Eager arrays and descriptor buffers both become layouts, so both share these planners and
+the one C data path. Planners assume validated arguments.
+"""
+from ._core import Plan
+
+SCAN_OPS = {"CUMULATIVE_SUMMATION": 0, "CUMULATIVE_PRODUCT": 1}
+
+
+def _along(layout, axis, start, sizes):
+    """The block of ``layout`` starting at index ``start`` along ``axis``, with ``sizes``."""
+    slot, offset, _, strides = layout
+    return (slot, offset + start * strides[axis], sizes, strides)
+
+
+def plan_split(input_layout, output_layouts, axis, elsize):
+    steps, start = [], 0
+    for out in output_layouts:
+        steps.append(("copy", out, _along(input_layout, axis, start, out[2]), elsize))
+        start += out[2][axis]
+    return Plan(1, len(output_layouts), steps)
+
+
+def plan_join(input_layouts, output_layout, axis, elsize):
+    steps, start = [], 0
+    for layout in input_layouts:
+        steps.append(("copy", _along(output_layout, axis, start, layout[2]), layout, elsize))
+        start += layout[2][axis]
+    return Plan(len(input_layouts), 1, steps)
+
+
+def plan_window(input_layout, output_layout, starts, steps_along, elsize):
+    """SLICE and SLICE1: Output[c] = Input[starts + steps_along * c]."""
+    slot, offset, _, strides = input_layout
+    offset += sum(s * stride for s, stride in zip(starts, strides))
+    source = (slot, offset, output_layout[2],
+              tuple(step * stride for step, stride in zip(steps_along, strides)))
+    return Plan(1, 1, [("copy", output_layout, source, elsize)])
+
+
+def slice1_starts(window_offsets, window_sizes, window_strides):
+    """SLICE1 walks a window backwards where its stride is negative: start at its last element."""
+    return tuple(offset + (size - 1 if stride < 0 and size > 0 else 0)
+                 for offset, size, stride in zip(window_offsets, window_sizes, window_strides))
+
+
+def plan_tile(input_layout, output_layout, elsize):
+    return Plan(1, 1, [("tile", output_layout, input_layout, elsize)])
+
+
+def plan_scan(op, input_layout, output_layout, data_type, axis, reverse, exclusive, elsize):
+    step = ("scan", output_layout, input_layout, elsize, int(data_type), axis, SCAN_OPS[op],
+            int(bool(reverse)), int(bool(exclusive)))
+    return Plan(1, 1, [step])

@@ -1,0 +1,362 @@
+"""DirectML's operator rules, each checked once with one message (SPEC.md sections 3, 4 and 6).
+
+The validator serves the eager API and the descriptors alike: it sees tensors only as a data type
+and sizes (anything with ``data_type`` and ``sizes`` attributes), plus the operator's fields. It
+collects every rule a call breaks; ``Violations.raise_if_any`` raises InvalidArgumentError naming
+the first. Messages read ``OP: Field[path] is VALUE but must RULE``.
+
+``level`` is a FeatureLevel for strict mode, or None for extended mode: all eleven types, 1 to 8
+dims, and (in the eager API, ``allow_empty``) sizes of 0 and 64-bit sizes.
+"""
+from collections import namedtuple
+from operator import index as _index
+
+from ._errors import InvalidArgumentError
+from ._support import INTRODUCED, dimension_count_range, supported_data_types
+from ._types import AxisDirection, FeatureLevel, TensorDataType
+
+Tensor = namedtuple("Tensor", "data_type sizes")
+
+UINT32_MAX = 2**32 - 1
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+_LEVEL_ALIASES = {level.label: level for level in FeatureLevel}
+
+
+def parse_feature_level(value):
+    """None (extended mode), a FeatureLevel, its value (0x4100) or its label ("4_1", "4.1")."""
+    if value is None or isinstance(value, FeatureLevel):
+        return value
+    if isinstance(value, str):
+        label = value.strip().upper()
+        for prefix in ("DML_FEATURE_LEVEL_", "FL_"):
+            if label.startswith(prefix):
+                label = label[len(prefix):]
+        label = label.replace(".", "_")
+        if label in _LEVEL_ALIASES:
+            return _LEVEL_ALIASES[label]
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return FeatureLevel(value)
+        except ValueError:
+            pass
+    else:
+        raise TypeError(f"feature_level must be None, a FeatureLevel, an int or a str, not "
+                        f"{type(value).__name__}")
+    known = ", ".join(level.label for level in FeatureLevel)
+    raise InvalidArgumentError(f"feature_level {value!r} is not a DirectML feature level; "
+                               f"use one of {known} (or None for extended mode)")
+
+
+def level_name(level):
+    return "extended mode" if level is None else f"feature level {level.label}"
+
+
+def as_int(value, field):
+    """An integer field: ints and NumPy integers pass; bools, floats and the rest raise TypeError."""
+    if isinstance(value, bool):
+        raise TypeError(f"{field} must be an integer, not bool")
+    try:
+        return _index(value)
+    except TypeError:
+        raise TypeError(f"{field} must be an integer, not {type(value).__name__}") from None
+
+
+def as_int_list(values, field):
+    """A sequence of integer fields, as a tuple."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
+    return tuple(as_int(v, f"{field}[{i}]") for i, v in enumerate(values))
+
+
+def as_bool(value, field):
+    """A BOOL field: True/False, or 0/1 as DirectML's BOOL takes."""
+    if isinstance(value, bool):
+        return value
+    number = as_int(value, field)
+    if number not in (0, 1):
+        raise InvalidArgumentError(f"{field} is {number} but must be 0 or 1 (a BOOL)")
+    return bool(number)
+
+
+class Violations:
+    """The rules one call breaks, in the order they were checked."""
+
+    __slots__ = ("op", "messages")
+
+    def __init__(self, op):
+        self.op = op
+        self.messages = []
+
+    def add(self, field, value, rule):
+        self.messages.append(f"{self.op}: {field} is {value} but must {rule}")
+
+    def note(self, text):
+        self.messages.append(f"{self.op}: {text}")
+
+    def raise_if_any(self):
+        if self.messages:
+            first = self.messages[0]
+            more = len(self.messages) - 1
+            message = first if not more else f"{first} (and {more} more: see .violations)"
+            raise InvalidArgumentError(message, self.messages)
+
+
+# ---------------------------------------------------------------- rules shared by every operator
+
+def check_operator_level(v, level):
+    introduced = INTRODUCED[v.op]
+    if level is not None and level < introduced:
+        v.note(f"the operator does not exist at feature level {level.label}; "
+               f"it was introduced in {introduced.label}")
+        return False
+    return True
+
+
+def check_tensors(v, named_tensors, level, allow_empty):
+    """Types, dimension counts and sizes of every tensor; returns False if the shapes are unusable.
+
+    ``named_tensors`` is a list of (field, tensor); the first is the reference the others must
+    match in data type and dimension count.
+    """
+    ok = True
+    ref_field, ref = named_tensors[0]
+    supported = supported_data_types(v.op, level)
+    low, high = dimension_count_range(v.op, level)
+    for field, tensor in named_tensors:
+        data_type = tensor.data_type
+        if field == ref_field:
+            if data_type not in supported:
+                v.add(f"{field}.DataType", _type_name(data_type),
+                      f"be one of {', '.join(t.name for t in supported)} at {level_name(level)}")
+        elif data_type != ref.data_type:
+            v.add(f"{field}.DataType", _type_name(data_type),
+                  f"equal {ref_field}.DataType ({_type_name(ref.data_type)})")
+        ndim = len(tensor.sizes)
+        if not low <= ndim <= high:
+            rule = f"be {low}" if low == high else f"be between {low} and {high}"
+            v.add(f"{field}.DimensionCount", ndim, f"{rule} at {level_name(level)}")
+            ok = False
+        elif field != ref_field and ndim != len(ref.sizes):
+            v.add(f"{field}.DimensionCount", ndim,
+                  f"equal {ref_field}.DimensionCount ({len(ref.sizes)})")
+            ok = False
+        ok = check_sizes(v, field, tensor.sizes, level, allow_empty) and ok
+    return ok
+
+
+def check_sizes(v, field, sizes, level, allow_empty):
+    """Sizes at least 1 (0 allowed in the eager extended mode); 32-bit limits in strict mode."""
+    ok = True
+    count = 1
+    for i, size in enumerate(sizes):
+        if size < 0 or (size == 0 and not allow_empty):
+            v.add(f"{field}.Sizes[{i}]", size, "be at least 1")
+            ok = False
+        elif level is not None and size > UINT32_MAX:
+            v.add(f"{field}.Sizes[{i}]", size, f"fit in 32 bits (at most {UINT32_MAX})")
+            ok = False
+        count *= max(size, 0)
+    if ok and level is not None and count > UINT32_MAX:
+        v.add(f"{field} element count", count, f"be at most {UINT32_MAX} (2^32 - 1)")
+        ok = False
+    elif ok and count * 8 > INT64_MAX:
+        v.add(f"{field} element count", count, "fit a 64-bit address space")
+        ok = False
+    return ok
+
+
+def check_axis(v, axis, ndim, field="Axis"):
+    if not 0 <= axis < ndim:
+        v.add(field, axis, f"be in [0, {ndim - 1}] (DimensionCount - 1)")
+        return False
+    return True
+
+
+def check_field_count(v, field, values, ndim):
+    if len(values) != ndim:
+        v.add(f"{field} count", len(values), f"equal DimensionCount ({ndim})")
+        return False
+    return True
+
+
+def check_uint_fields(v, field, values, level):
+    """DirectML UINT arrays: never negative; 32 bits in strict mode."""
+    ok = True
+    for i, value in enumerate(values):
+        if value < 0:
+            v.add(f"{field}[{i}]", value, "be at least 0 (a UINT)")
+            ok = False
+        elif level is not None and value > UINT32_MAX:
+            v.add(f"{field}[{i}]", value, f"fit in 32 bits (at most {UINT32_MAX})")
+            ok = False
+    return ok
+
+
+def _type_name(data_type):
+    return data_type.name if isinstance(data_type, TensorDataType) else repr(data_type)
+
+
+# ---------------------------------------------------------------- operators
+
+def validate_split(input_tensor, output_tensors, axis, level, allow_empty=False):
+    v = Violations("SPLIT")
+    if check_operator_level(v, level):
+        if not output_tensors:
+            v.add("OutputCount", 0, "be at least 1")
+        else:
+            named = [("InputTensor", input_tensor)]
+            named += [(f"OutputTensors[{k}]", t) for k, t in enumerate(output_tensors)]
+            if check_tensors(v, named, level, allow_empty) and check_axis(
+                    v, axis, len(input_tensor.sizes)):
+                _check_along_axis(v, "InputTensor", input_tensor, "OutputTensors",
+                                  output_tensors, axis)
+    v.raise_if_any()
+
+
+def validate_join(input_tensors, output_tensor, axis, level, allow_empty=False):
+    v = Violations("JOIN")
+    if check_operator_level(v, level):
+        if not input_tensors:
+            v.add("InputCount", 0, "be at least 1")
+        else:
+            named = [("OutputTensor", output_tensor)]
+            named += [(f"InputTensors[{k}]", t) for k, t in enumerate(input_tensors)]
+            if check_tensors(v, named, level, allow_empty) and check_axis(
+                    v, axis, len(output_tensor.sizes)):
+                _check_along_axis(v, "OutputTensor", output_tensor, "InputTensors",
+                                  input_tensors, axis)
+    v.raise_if_any()
+
+
+def _check_along_axis(v, whole_field, whole, parts_field, parts, axis):
+    """SPLIT and JOIN: parts equal the whole but along Axis, where their sizes add up to it."""
+    total = 0
+    for k, part in enumerate(parts):
+        for dim, (size, whole_size) in enumerate(zip(part.sizes, whole.sizes)):
+            if dim == axis:
+                total += size
+            elif size != whole_size:
+                v.add(f"{parts_field}[{k}].Sizes[{dim}]", size,
+                      f"equal {whole_field}.Sizes[{dim}] ({whole_size}); only Axis {axis} may "
+                      f"differ")
+    if total != whole.sizes[axis]:
+        v.add(f"the sum of {parts_field}[*].Sizes[{axis}]", total,
+              f"equal {whole_field}.Sizes[{axis}] ({whole.sizes[axis]})")
+
+
+def validate_slice(input_tensor, output_tensor, offsets, sizes, strides, level,
+                   allow_empty=False):
+    v = Violations("SLICE")
+    if check_operator_level(v, level):
+        named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
+        if check_tensors(v, named, level, allow_empty):
+            ndim = len(input_tensor.sizes)
+            counts_ok = all([check_field_count(v, "Offsets", offsets, ndim),
+                             check_field_count(v, "Sizes", sizes, ndim),
+                             check_field_count(v, "Strides", strides, ndim)])
+            values_ok = all([check_uint_fields(v, "Offsets", offsets, level),
+                             check_uint_fields(v, "Sizes", sizes, level),
+                             check_uint_fields(v, "Strides", strides, level)])
+            if counts_ok and values_ok:
+                for i in range(ndim):
+                    if sizes[i] != output_tensor.sizes[i]:
+                        v.add(f"Sizes[{i}]", sizes[i],
+                              f"equal OutputTensor.Sizes[{i}] ({output_tensor.sizes[i]})")
+                    if sizes[i] == 0:
+                        if offsets[i] > input_tensor.sizes[i]:
+                            v.add(f"Offsets[{i}]", offsets[i],
+                                  f"be at most InputTensor.Sizes[{i}] ({input_tensor.sizes[i]})")
+                        continue
+                    last = offsets[i] + strides[i] * (sizes[i] - 1)
+                    if last >= input_tensor.sizes[i]:
+                        v.add(f"Offsets[{i}] + Strides[{i}] * (Sizes[{i}] - 1)",
+                              f"{offsets[i]} + {strides[i]} * {sizes[i] - 1} = {last}",
+                              f"be less than InputTensor.Sizes[{i}] ({input_tensor.sizes[i]})")
+    v.raise_if_any()
+
+
+def slice1_max_output_size(window_size, window_stride):
+    """The most elements a SLICE1 window of this size yields at this stride."""
+    return 1 + (window_size - 1) // abs(window_stride) if window_size > 0 else 0
+
+
+def validate_slice1(input_tensor, output_tensor, window_offsets, window_sizes, window_strides,
+                    level, allow_empty=False):
+    v = Violations("SLICE1")
+    if check_operator_level(v, level):
+        named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
+        if check_tensors(v, named, level, allow_empty):
+            ndim = len(input_tensor.sizes)
+            counts_ok = all([check_field_count(v, "InputWindowOffsets", window_offsets, ndim),
+                             check_field_count(v, "InputWindowSizes", window_sizes, ndim),
+                             check_field_count(v, "InputWindowStrides", window_strides, ndim)])
+            values_ok = all([check_uint_fields(v, "InputWindowOffsets", window_offsets, level),
+                             check_uint_fields(v, "InputWindowSizes", window_sizes, level)])
+            for i, stride in enumerate(window_strides):
+                if stride == 0:
+                    v.add(f"InputWindowStrides[{i}]", 0, "not be 0")
+                    values_ok = False
+                elif level is not None and not INT32_MIN <= stride <= INT32_MAX:
+                    v.add(f"InputWindowStrides[{i}]", stride, "fit in 32 bits (an INT)")
+                    values_ok = False
+            if counts_ok and values_ok:
+                for i in range(ndim):
+                    _check_slice1_dim(v, i, input_tensor.sizes[i], output_tensor.sizes[i],
+                                      window_offsets[i], window_sizes[i], window_strides[i],
+                                      allow_empty)
+    v.raise_if_any()
+
+
+def _check_slice1_dim(v, i, input_size, output_size, offset, size, stride, allow_empty):
+    if size == 0 and not allow_empty:
+        v.add(f"InputWindowSizes[{i}]", 0, "be at least 1 (the window is never empty)")
+        return
+    if offset + size > input_size:
+        v.add(f"InputWindowOffsets[{i}] + InputWindowSizes[{i}]", f"{offset} + {size}",
+              f"be at most InputTensor.Sizes[{i}] ({input_size})")
+    most = slice1_max_output_size(size, stride)
+    least = 1 if size > 0 else 0
+    if not least <= output_size <= most:
+        v.add(f"OutputTensor.Sizes[{i}]", output_size,
+              f"be between {least} and 1 + (InputWindowSizes[{i}] - 1) // "
+              f"|InputWindowStrides[{i}]| ({most})")
+
+
+def validate_tile(input_tensor, output_tensor, repeats, level, allow_empty=False):
+    v = Violations("TILE")
+    if check_operator_level(v, level):
+        named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
+        if check_tensors(v, named, level, allow_empty):
+            ndim = len(input_tensor.sizes)
+            if check_field_count(v, "Repeats", repeats, ndim) and check_uint_fields(
+                    v, "Repeats", repeats, level):
+                for i, repeat in enumerate(repeats):
+                    if repeat < 1:
+                        v.add(f"Repeats[{i}]", repeat, "be at least 1")
+                        continue
+                    expected = input_tensor.sizes[i] * repeat
+                    if output_tensor.sizes[i] != expected:
+                        v.add(f"OutputTensor.Sizes[{i}]", output_tensor.sizes[i],
+                              f"equal InputTensor.Sizes[{i}] * Repeats[{i}] "
+                              f"({input_tensor.sizes[i]} * {repeat} = {expected})")
+    v.raise_if_any()
+
+
+def validate_cumulative(op, input_tensor, output_tensor, axis, axis_direction, level,
+                        allow_empty=False):
+    """CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT share every rule."""
+    v = Violations(op)
+    if check_operator_level(v, level):
+        named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
+        if check_tensors(v, named, level, allow_empty):
+            check_axis(v, axis, len(input_tensor.sizes))
+            for i, (out_size, in_size) in enumerate(zip(output_tensor.sizes, input_tensor.sizes)):
+                if out_size != in_size:
+                    v.add(f"OutputTensor.Sizes[{i}]", out_size,
+                          f"equal InputTensor.Sizes[{i}] ({in_size})")
+        if axis_direction not in (AxisDirection.INCREASING, AxisDirection.DECREASING):
+            v.add("AxisDirection", axis_direction,
+                  "be DML_AXIS_DIRECTION_INCREASING (0) or DML_AXIS_DIRECTION_DECREASING (1)")
+    v.raise_if_any()
