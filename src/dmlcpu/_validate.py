@@ -133,12 +133,14 @@ def check_tensors(v, named_tensors, level, allow_empty):
         elif data_type != ref.data_type:
             v.add(f"{field}.DataType", _type_name(data_type),
                   f"equal {ref_field}.DataType ({_type_name(ref.data_type)})")
+        # Like the data type, the count is judged on the reference; the others must equal it.
         ndim = len(tensor.sizes)
-        if not low <= ndim <= high:
-            rule = f"be {low}" if low == high else f"be between {low} and {high}"
-            v.add(f"{field}.DimensionCount", ndim, f"{rule} at {level_name(level)}")
-            ok = False
-        elif field != ref_field and ndim != len(ref.sizes):
+        if field == ref_field:
+            if not low <= ndim <= high:
+                rule = f"be {low}" if low == high else f"be between {low} and {high}"
+                v.add(f"{field}.DimensionCount", ndim, f"{rule} at {level_name(level)}")
+                ok = False
+        elif ndim != len(ref.sizes):
             v.add(f"{field}.DimensionCount", ndim,
                   f"equal {ref_field}.DimensionCount ({len(ref.sizes)})")
             ok = False
@@ -256,10 +258,10 @@ def validate_slice(input_tensor, output_tensor, offsets, sizes, strides, level,
             counts_ok = all([check_field_count(v, "Offsets", offsets, ndim),
                              check_field_count(v, "Sizes", sizes, ndim),
                              check_field_count(v, "Strides", strides, ndim)])
-            values_ok = all([check_uint_fields(v, "Offsets", offsets, level),
-                             check_uint_fields(v, "Sizes", sizes, level),
-                             check_uint_fields(v, "Strides", strides, level)])
-            if counts_ok and values_ok:
+            check_uint_fields(v, "Offsets", offsets, level)
+            check_uint_fields(v, "Sizes", sizes, level)
+            check_uint_fields(v, "Strides", strides, level)
+            if counts_ok:
                 for i in range(ndim):
                     if sizes[i] != output_tensor.sizes[i]:
                         v.add(f"Sizes[{i}]", sizes[i],
@@ -292,17 +294,17 @@ def validate_slice1(input_tensor, output_tensor, window_offsets, window_sizes, w
             counts_ok = all([check_field_count(v, "InputWindowOffsets", window_offsets, ndim),
                              check_field_count(v, "InputWindowSizes", window_sizes, ndim),
                              check_field_count(v, "InputWindowStrides", window_strides, ndim)])
-            values_ok = all([check_uint_fields(v, "InputWindowOffsets", window_offsets, level),
-                             check_uint_fields(v, "InputWindowSizes", window_sizes, level)])
+            check_uint_fields(v, "InputWindowOffsets", window_offsets, level)
+            check_uint_fields(v, "InputWindowSizes", window_sizes, level)
             for i, stride in enumerate(window_strides):
                 if stride == 0:
                     v.add(f"InputWindowStrides[{i}]", 0, "not be 0")
-                    values_ok = False
                 elif level is not None and not INT32_MIN <= stride <= INT32_MAX:
                     v.add(f"InputWindowStrides[{i}]", stride, "fit in 32 bits (an INT)")
-                    values_ok = False
-            if counts_ok and values_ok:
+            if counts_ok:
                 for i in range(ndim):
+                    if window_strides[i] == 0:  # reported above; the bounds need a stride
+                        continue
                     _check_slice1_dim(v, i, input_tensor.sizes[i], output_tensor.sizes[i],
                                       window_offsets[i], window_sizes[i], window_strides[i],
                                       allow_empty)
@@ -331,7 +333,7 @@ def validate_tile(input_tensor, output_tensor, repeats, level, allow_empty=False
         if check_tensors(v, named, level, allow_empty):
             ndim = len(input_tensor.sizes)
             if check_field_count(v, "Repeats", repeats, ndim) and check_uint_fields(
-                    v, "Repeats", repeats, level):
+                    v, "Repeats", repeats, level):  # a negative repeat is reported once
                 for i, repeat in enumerate(repeats):
                     if repeat < 1:
                         v.add(f"Repeats[{i}]", repeat, "be at least 1")
