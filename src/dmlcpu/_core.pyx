@@ -137,7 +137,6 @@ cdef class Plan:
         cdef int64_t *lo
         cdef int64_t *hi
         cdef int flags
-        cdef dmlcpu_status status = DMLCPU_OK
         if len(inputs) != self.n_inputs or len(outputs) != self.n_outputs:
             raise CoreError("the plan takes %d inputs and %d outputs, got %d and %d" % (
                 self.n_inputs, self.n_outputs, len(inputs), len(outputs)))
@@ -165,18 +164,23 @@ cdef class Plan:
                     raise TypeError("input %d does not export a buffer: %s" % (i, error)) from None
                 acquired += 1
                 buffer_extent(&buffers[i], &lo[i], &hi[i])
-            self._check_extents(lo, hi)
-            if self.work_bytes >= NOGIL_BYTES:
-                with nogil:
-                    status = run_steps(self.steps, self.n_steps, buffers)
-            else:
-                status = run_steps(self.steps, self.n_steps, buffers)
-            check(status)
+            self._run_bound(buffers, lo, hi)
         finally:
             for i in range(acquired):
                 PyBuffer_Release(&buffers[i])
             free(buffers)
             free(lo)
+
+    cdef int _run_bound(self, Py_buffer *buffers, int64_t *lo, int64_t *hi) except -1:
+        """Runs every step on buffers already acquired, whose usable bytes are [lo, hi)."""
+        cdef dmlcpu_status status
+        self._check_extents(lo, hi)
+        if self.work_bytes >= NOGIL_BYTES:
+            with nogil:
+                status = run_steps(self.steps, self.n_steps, buffers)
+        else:
+            status = run_steps(self.steps, self.n_steps, buffers)
+        return check(status)
 
     cdef int _check_extents(self, int64_t *lo, int64_t *hi) except -1:
         cdef Py_ssize_t i
@@ -242,3 +246,7 @@ cdef dmlcpu_status run_steps(Step *steps, Py_ssize_t n_steps, Py_buffer *buffers
 def dtype_size(int dtype):
     """Element size in bytes of a DirectML data type value (0 if unknown)."""
     return dmlcpu_dtype_size(dtype)
+
+
+# Descriptor buffers (dmlcpu._desc): binding checks in C, then the same _run_bound as above.
+include "_binding.pxi"
