@@ -446,3 +446,12 @@ def test_descriptor_constructors_check_types():
     ("FLOAT64", [2, 3], [4, 1], 56), (dml.TensorDataType.UINT16, [3], [0], 4)])
 def test_calc_buffer_tensor_size(data_type, sizes, strides, expected):
     assert dml.calc_buffer_tensor_size(data_type, sizes, strides) == expected
+
+
+def test_huge_total_size_compiles_and_refuses_every_buffer():
+    desc = TensorDesc("UINT8", [4], total_tensor_size_in_bytes=2**64 - 1)
+    op = dml.compile_operator(dml.SplitOperatorDesc(desc, [TensorDesc("UINT8", [4])], 0))
+    assert op.input_sizes == (2**64 - 1,)
+    with pytest.raises(InvalidArgumentError, match=f"at least its TotalTensorSizeInBytes "
+                                                   f"\\({2**64 - 1}\\)"):
+        op.execute([bytes(64)], [bytearray(4)])

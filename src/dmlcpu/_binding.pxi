@@ -22,6 +22,9 @@ cdef enum:
     PAIRWISE_SLOTS = 16
 
 
+INT64_MAX_PY = 2**63 - 1
+
+
 cdef struct Range:
     uintptr_t lo
     uintptr_t hi
@@ -44,6 +47,7 @@ cdef class Binding:
     cdef bint _in_place          # slot 0 (input) and the first output may share their start
     cdef object _op_name
     cdef object _slot_names
+    cdef object _declared_sizes  # the TotalTensorSizeInBytes values, for messages
 
     def __dealloc__(self):
         free(self._required)
@@ -58,7 +62,9 @@ cdef class Binding:
         if self._required == NULL:
             raise MemoryError()
         for i in range(n):
-            self._required[i] = required_sizes[i]
+            # A size no buffer can reach (up to 2^64 - 1) stays unreachable once clamped.
+            self._required[i] = min(required_sizes[i], INT64_MAX_PY)
+        self._declared_sizes = tuple(required_sizes)
         self._plan = plan
         self._n_inputs = plan.n_inputs
         self._n_outputs = plan.n_outputs
@@ -113,7 +119,8 @@ cdef class Binding:
                     raise InvalidArgumentError(
                         "%s: the buffer bound to %s holds %d bytes but must hold at least its "
                         "TotalTensorSizeInBytes (%d)" % (self._op_name, self._slot_names[i],
-                                                         buffers[i].len, self._required[i]))
+                                                         buffers[i].len,
+                                                         self._declared_sizes[i]))
                 lo[i] = 0
                 hi[i] = buffers[i].len
             if n_slots <= PAIRWISE_SLOTS:
