@@ -72,6 +72,9 @@ INVALID = [
     ("alignment-below-element", split4(guaranteed_base_offset_alignment=2), None,
      ["SPLIT: OutputTensors[1].GuaranteedBaseOffsetAlignment is 2 but must be 0 or a power "
       "of two at least the element size (4)"]),
+    ("alignment-33-bits", split4(guaranteed_base_offset_alignment=2**32), None,
+     [f"SPLIT: OutputTensors[1].GuaranteedBaseOffsetAlignment is {2**32} but must fit in 32 "
+      f"bits (at most {U32})"]),
     ("flags-unknown", split4(flags=2), None,
      ["SPLIT: OutputTensors[1].Flags is 2 but must be DML_TENSOR_FLAG_NONE (0) or "
       "DML_TENSOR_FLAG_OWNED_BY_DML (1)"]),

@@ -419,9 +419,11 @@ def check_buffer_tensor(v, field, desc, level, is_input):
                   f"be at least DMLCalcBufferTensorSize ({minimum})")
             ok = False
     alignment = desc.guaranteed_base_offset_alignment
-    if alignment != 0 and (alignment < 0 or alignment & (alignment - 1)
-                           or (element_size and alignment < element_size)
-                           or alignment > UINT32_MAX):
+    if alignment > UINT32_MAX:
+        v.add(f"{field}.GuaranteedBaseOffsetAlignment", alignment,
+              f"fit in 32 bits (at most {UINT32_MAX})")
+    elif alignment != 0 and (alignment < 0 or alignment & (alignment - 1)
+                             or (element_size and alignment < element_size)):
         least = f"at least the element size ({element_size})" if element_size else ""
         v.add(f"{field}.GuaranteedBaseOffsetAlignment", alignment,
               f"be 0 or a power of two {least}".rstrip())
