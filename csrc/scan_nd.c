@@ -1,18 +1,13 @@
 /*
- * The scan driver: CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT over strided views.
- *
- * The axis is kept apart; the other dims are normalized like a copy (drop size 1, flip, sort by
- * destination stride, merge where contiguous in both operands). Walking backwards starts at the
- * last index with negated axis strides, so kernels only ever walk forwards.
- * Two strategies, chosen by the destination strides:
- * - outer (the axis is not innermost: some other dim steps less than it): a vertical pass. Keep
- *   one accumulator per column of the innermost run and sweep the rows k = 0, 1, ... with
- *   `out[k][j] = acc[j] op in[k][j]`. Each row is a unit-stride loop that SIMD can widen, yet
- *   every column sees the same sequence of roundings as a sequential loop (bit-identical floats).
- * - line (the axis is innermost): each line is walked sequentially, acc = identity, k = 0, 1, ...
- * Both keep the running total in an accumulator rather than re-reading out[k-1]: the element is
- * read before its address is written, so in place is safe with no temporary, and FLOAT16 can
- * accumulate in FLOAT32 (only written values are rounded to half).
+ * The scan driver. The axis is kept apart (never merged); the other dims are normalized as a copy
+ * would be. Walking backwards starts at the last index with negated axis strides.
+ * - outer (some other dim steps less than the axis in dst): a vertical pass. One accumulator per
+ *   column of the innermost run; for each row k, out[k][j] = acc[j] op in[k][j]. Rows are
+ *   unit-stride loops SIMD can widen, yet each column rounds exactly as a sequential loop does.
+ * - line (the axis is innermost): each line walked sequentially from acc = identity.
+ * Both carry the total in an accumulator instead of re-reading out[k-1]: each element is read
+ * before its address is written, so in place needs no temporary, and FLOAT16 can accumulate in
+ * FLOAT32 (only the written values are rounded to half).
  */
 #include "internal.h"
 

@@ -386,6 +386,24 @@ def test_float16_written_infinity_does_not_poison_the_float32_total():
     assert got.tolist() == [60000.0, np.inf, 60000.0]
 
 
+def test_float16_every_bit_pattern_round_trips_and_rounds():
+    every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    # a product over an axis of length 1 writes f16(1.0f * f32(x)): x itself, denormals included
+    got = dml.cumulative_product(every.reshape(1, -1), axis=0)
+    assert_bits_equal(got, every.reshape(1, -1))
+    # a second row rounds a FLOAT32 total: products of two halves are exact in FLOAT32, so this
+    # checks round-to-nearest-even into denormals, normals and overflow to infinity
+    partner = np.random.default_rng(16).permutation(every)
+    pair = np.stack([every, partner])
+    with np.errstate(all="ignore"):
+        wide = pair.astype(np.float32)
+        expected_product = (wide[0] * wide[1]).astype(np.float16)
+        expected_sum = (wide[0] + wide[1]).astype(np.float16)
+    assert_bits_equal(dml.cumulative_product(pair, axis=0)[1], expected_product)
+    assert_bits_equal(dml.cumulative_summation(pair, axis=0)[1], expected_sum)
+    assert_bits_equal(dml.cumulative_summation(pair.T.copy(), axis=1)[:, 1], expected_sum)
+
+
 NAN = float("nan")
 INF = float("inf")
 
