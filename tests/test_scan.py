@@ -91,23 +91,17 @@ GOLDEN_DTYPES = [np.float32, np.float16, np.float64, np.int16, np.uint16, np.int
                  np.int64, np.uint64]
 
 
-@pytest.mark.parametrize("dtype", GOLDEN_DTYPES)
-@pytest.mark.parametrize("axis, direction, exclusive, expected", SEED_PRODUCT)
-def test_seed_page_product_examples(dtype, axis, direction, exclusive, expected):
+GOLDEN = [(PROD,) + case for case in SEED_PRODUCT] + [(SUM,) + case for case in SPEC_SUMMATION]
+
+
+@pytest.mark.parametrize("dtype", GOLDEN_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op, axis, direction, exclusive, expected", GOLDEN,
+                         ids=[f"{c[0]}-axis{c[1]}-dir{c[2]}-excl{int(c[3])}" for c in GOLDEN])
+def test_seed_page_and_spec_examples(dtype, op, axis, direction, exclusive, expected):
     x = np.array(SEED_INPUT, dtype=dtype)
-    got = dml.cumulative_product(x, axis=axis, axis_direction=direction,
-                                 has_exclusive_product=exclusive)
+    got = scan(op, x, axis, reverse=direction == 1, exclusive=exclusive)
     assert_bits_equal(got, np.array(expected, dtype=dtype))
     assert_bits_equal(x, np.array(SEED_INPUT, dtype=dtype))  # the input is only read
-
-
-@pytest.mark.parametrize("dtype", GOLDEN_DTYPES)
-@pytest.mark.parametrize("axis, direction, exclusive, expected", SPEC_SUMMATION)
-def test_spec_summation_table(dtype, axis, direction, exclusive, expected):
-    x = np.array(SEED_INPUT, dtype=dtype)
-    got = dml.cumulative_summation(x, axis=axis, axis_direction=direction,
-                                   has_exclusive_sum=exclusive)
-    assert_bits_equal(got, np.array(expected, dtype=dtype))
 
 
 def test_golden_examples_in_place():
