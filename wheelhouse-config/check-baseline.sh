@@ -4,17 +4,19 @@
 #     instruction (objdump), so nothing outside the dispatched kernels needs more than SSE2;
 #  2. under an emulated CPU without AVX (qemu-user, -cpu Nehalem), dmlcpu picks the baseline
 #     kernels and every operator gives NumPy's answer.
-# Usage: wheelhouse-config/check-baseline.sh [PYTHON]   (PYTHON must have dmlcpu installed)
+# Usage: wheelhouse-config/check-baseline.sh [RUN_PYTHON [BUILD_PYTHON]]
+#   RUN_PYTHON has dmlcpu installed; BUILD_PYTHON has setuptools and Cython (default: RUN_PYTHON).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 python=${1:-python3}
 python=$("$python" -c 'import sys; print(sys.executable)')  # qemu needs the real binary
+build_python=${2:-$python}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "== objdump: no VEX/EVEX outside the AVX units"
-(cd "$root" && "$python" setup.py -q build_ext --build-temp "$work/temp" --build-lib "$work/lib" \
+(cd "$root" && "$build_python" setup.py -q build_ext --build-temp "$work/temp" --build-lib "$work/lib" \
    >"$work/build.log" 2>&1) || { cat "$work/build.log"; exit 1; }
 mapfile -t objects < <(find "$work/temp" -name '*.o' | sort)
 [ "${#objects[@]}" -gt 0 ] || { echo "no object files were built"; exit 1; }

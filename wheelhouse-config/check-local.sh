@@ -17,7 +17,7 @@ start=$SECONDS
 
 echo "== tools"
 python3 -m venv "$work/tools"
-"$work/tools/bin/pip" install -q build auditwheel
+"$work/tools/bin/pip" install -q build auditwheel setuptools "Cython>=3"
 
 echo "== python -m build: sdist, then a wheel from the sdist; and a wheel from the tree"
 "$work/tools/bin/python" -m build --outdir "$work/dist" "$root" >"$work/build.log" 2>&1 ||
@@ -68,6 +68,6 @@ echo "== the wheel built from the sdist in a fresh venv"
 run_tests "$sdist_wheel" sdist once
 
 echo "== baseline-ISA proof"
-"$here/check-baseline.sh" "$work/venv-manylinux/bin/python"
+"$here/check-baseline.sh" "$work/venv-manylinux/bin/python" "$work/tools/bin/python"
 
 echo "== local wheel checks passed in $((SECONDS - start)) s"
