@@ -6,6 +6,8 @@ test and its test would need the same mistake written twice in different ways. T
 move the operands as unsigned integers of the same width, so no float load, store or cast can
 quiet a signalling NaN on the reference side.
 """
+import builtins
+
 import numpy as np
 
 DTYPES = tuple(np.dtype(name) for name in (
@@ -62,7 +64,7 @@ def split(x, axis, axis_sizes):
     assert sum(axis_sizes) == x.shape[axis]
     outputs, start = [], 0
     for n in axis_sizes:
-        index = (slice(None),) * axis + (slice(start, start + n),)
+        index = (builtins.slice(None),) * axis + (builtins.slice(start, start + n),)
         outputs.append(np.array(x[index], copy=True))
         start += n
     return outputs
@@ -83,7 +85,7 @@ def _gather(x, index_lists):
 
 
 @_on_bits
-def slice(x, offsets, sizes, strides):
+def slice(x, offsets, sizes, strides):  # shadows the builtin: split uses builtins.slice
     """SLICE: Output[c] = Input[offsets + strides * c]; a stride of 0 repeats one element."""
     return _gather(x, [np.int64(o) + np.int64(s) * np.arange(n, dtype=np.int64)
                        for o, n, s in zip(offsets, sizes, strides)])
