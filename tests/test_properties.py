@@ -9,6 +9,7 @@ are on the bits.
 import os
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -275,3 +276,22 @@ def test_join_inputs_may_overlap_each_other():
     x = np.arange(10, dtype=np.float64)
     out = dml.join([x, x, x[2:5]], axis=0)
     assert_same_bits(out, np.concatenate([x, x, x[2:5]]))
+
+
+# ---------------------------------------------------------------- steps that are never taken
+
+@pytest.mark.parametrize("step", [2**31, 2**61, 2**64, 2**70])
+def test_slice_step_along_a_one_element_dimension_is_never_taken(step):
+    # Output[c] = Input[offsets + strides * c] with c = 0 only: any stride reads offsets
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    out = dml.slice(x, offsets=[1, 2], sizes=[1, 2], strides=[step, 1])
+    assert_same_bits(out, reference.slice(x, [1, 2], [1, 2], [1, 1]))
+
+
+@pytest.mark.parametrize("step", [2**31, -2**31 - 1, 2**61, -2**64, 2**70])
+def test_slice1_step_along_a_one_element_dimension_is_never_taken(step):
+    x = np.arange(12, dtype=np.uint16).reshape(3, 4)
+    out = dml.slice1(x, input_window_offsets=[1, 0], input_window_sizes=[2, 4],
+                     input_window_strides=[step, -1])
+    start = 2 if step < 0 else 1
+    assert_same_bits(out, x[start:start + 1, ::-1])
