@@ -72,15 +72,16 @@ def sentinel_array(dtype, shape):
         shape)
 
 
+def extent(n, step, offset):
+    """Base elements along one dimension: the offset, the view's span, one element of padding."""
+    return offset + ((n - 1) * abs(step) + 1 if step and n else 1) + 1
+
+
 def base_shape(shape, layout):
     """The shape of the base array (in memory order) that holds a view of ``shape``."""
-    extents = [offset + ((n - 1) * abs(step) + 1 if step and n else 1) + 1
+    extents = [extent(n, step, offset)
                for n, step, offset in zip(shape, layout.steps, layout.offsets)]
     return tuple(extents[d] for d in layout.perm)
-
-
-def base_size(shape, layout):
-    return int(np.prod(base_shape(shape, layout), dtype=np.int64))
 
 
 def view_of(base, shape, layout, writeable=True):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import dmlcpu as dml
 import reference
-from arrays import Layout, SentinelOutput, random_input
+from arrays import Layout, SentinelOutput, extent, random_input
 from reference import DTYPES, assert_same_bits
 
 SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
@@ -32,8 +32,11 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 @st.composite
-def shapes(draw, min_rank=1, max_rank=8, max_elements=256, max_size=5):
-    """Small shapes: dims drawn in turn within an element budget, then shuffled."""
+def shapes(draw, min_rank=1, max_rank=8, max_elements=256, max_size=5, empty_ok=False):
+    """Small shapes: dims drawn in turn within an element budget, then shuffled.
+
+    ``empty_ok``: one case in eight has a dimension of 0 (extended mode allows it).
+    """
     rank = draw(st.integers(min_rank, max_rank))
     sizes, total = [], 1
     for _ in range(rank):
@@ -41,12 +44,14 @@ def shapes(draw, min_rank=1, max_rank=8, max_elements=256, max_size=5):
         size = draw(st.integers(1, high))
         sizes.append(size)
         total *= size
+    if empty_ok and draw(st.integers(0, 7)) == 0:
+        sizes[draw(st.integers(0, rank - 1))] = 0
     return tuple(draw(st.permutations(sizes)))
 
 
-def extent(n, step, offset):
-    """Base elements one dimension of a Layout takes (arrays.base_shape)."""
-    return offset + ((n - 1) * abs(step) + 1 if step else 1) + 1
+def maybe_zero(draw, value):
+    """``value``, or 0 in one case in eight."""
+    return 0 if draw(st.integers(0, 7)) == 0 else value
 
 
 @st.composite
@@ -58,12 +63,12 @@ def layouts(draw, shape, allow_zero_strides):
     perm = tuple(draw(st.permutations(range(ndim))))
     step_choices = [1, 2, 3, -1, -2] + ([0] if allow_zero_strides else [])
     steps, offsets = [], []
-    # the plainest layout of the dims still to come (step 1, no offset: n + 1) stays affordable
-    reserved = int(np.prod([n + 1 for n in shape], dtype=np.int64))
+    # the plainest layout of the dims still to come (step 1, no offset) stays affordable
+    reserved = int(np.prod([extent(n, 1, 0) for n in shape], dtype=np.int64))
     used = 1
     for n in shape:
-        reserved //= n + 1
-        budget = max(n + 1, MAX_BASE // (used * reserved))
+        reserved //= extent(n, 1, 0)
+        budget = max(extent(n, 1, 0), MAX_BASE // (used * reserved))
         options = [(s, o) for s in step_choices for o in (0, 1)
                    if extent(n, s, o) <= budget]
         step, offset = draw(st.sampled_from(options))
@@ -107,10 +112,12 @@ def check_single(result, output, expected):
 @st.composite
 def split_cases(draw):
     dtype = draw(dtypes)
-    shape = draw(shapes())
+    shape = draw(shapes(empty_ok=True))
     axis = draw(st.integers(0, len(shape) - 1))
     n = shape[axis]
     cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=4))) if n > 1 else []
+    if draw(st.integers(0, 7)) == 0:  # empty parts too (extended mode)
+        cuts = sorted(cuts + draw(st.lists(st.integers(0, n), min_size=1, max_size=2)))
     bounds = [0] + cuts + [n]
     axis_sizes = [b - a for a, b in zip(bounds, bounds[1:])]
     x = draw(inputs(shape, dtype))
@@ -140,9 +147,10 @@ def test_split_matches_reference(case):
 @st.composite
 def join_cases(draw):
     dtype = draw(dtypes)
-    shape = draw(shapes(max_elements=128))
+    shape = draw(shapes(max_elements=128, empty_ok=True))
     axis = draw(st.integers(0, len(shape) - 1))
-    axis_sizes = draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    axis_sizes = [maybe_zero(draw, m)
+                  for m in draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))]
     xs = [draw(inputs(shape[:axis] + (m,) + shape[axis + 1:], dtype)) for m in axis_sizes]
     out_shape = shape[:axis] + (sum(axis_sizes),) + shape[axis + 1:]
     return xs, axis, draw(output_views(out_shape, dtype))
@@ -162,12 +170,19 @@ def test_join_matches_reference(case):
 @st.composite
 def slice_cases(draw):
     dtype = draw(dtypes)
-    in_shape = draw(shapes())
+    in_shape = draw(shapes(empty_ok=True))
+    empties = draw(st.integers(0, 7)) == 0
     offsets, sizes, strides, total = [], [], [], 1
     for n in in_shape:
         stride = draw(st.integers(0, 3))
+        if n == 0 or (empties and draw(st.booleans())):
+            # an empty slice reads nothing; its offset may sit at the end
+            offsets.append(draw(st.integers(0, n)))
+            sizes.append(0)
+            strides.append(stride)
+            continue
         most = 4 if stride == 0 else 1 + (n - 1) // stride
-        size = draw(st.integers(1, max(1, min(most, 256 // total))))
+        size = draw(st.integers(1, max(1, min(most, 256 // max(total, 1)))))
         total *= size
         last = 0 if stride == 0 else stride * (size - 1)
         offsets.append(draw(st.integers(0, n - 1 - last)))
@@ -202,16 +217,23 @@ def test_slice_strides_default_to_one(dtype, shape, seed):
 @st.composite
 def slice1_cases(draw):
     dtype = draw(dtypes)
-    in_shape = draw(shapes())
+    in_shape = draw(shapes(empty_ok=True))
+    empties = draw(st.integers(0, 7)) == 0
     offsets, windows, strides, out_sizes = [], [], [], []
     for n in in_shape:
+        stride = draw(st.sampled_from([1, 2, 3, -1, -2, -3]))
+        strides.append(stride)
+        if n == 0 or (empties and draw(st.booleans())):
+            # an empty window (extended mode) yields nothing
+            offsets.append(draw(st.integers(0, n)))
+            windows.append(0)
+            out_sizes.append(0)
+            continue
         offset = draw(st.integers(0, n - 1))
         window = draw(st.integers(1, n - offset))
-        stride = draw(st.sampled_from([1, 2, 3, -1, -2, -3]))
         most = 1 + (window - 1) // abs(stride)
         offsets.append(offset)
         windows.append(window)
-        strides.append(stride)
         out_sizes.append(draw(st.integers(1, most)))
     # None: the most elements each window yields
     maximal = draw(st.booleans())
@@ -238,8 +260,8 @@ def test_slice1_matches_reference(case):
 @st.composite
 def tile_cases(draw):
     dtype = draw(dtypes)
-    shape = draw(shapes(max_elements=64, max_size=4))
-    repeats, total = [], int(np.prod(shape))
+    shape = draw(shapes(max_elements=64, max_size=4, empty_ok=True))
+    repeats, total = [], max(1, int(np.prod(shape)))
     for _ in shape:
         repeat = draw(st.integers(1, max(1, min(3, 1024 // total))))
         total *= repeat
