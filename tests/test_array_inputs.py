@@ -160,6 +160,29 @@ def test_out_overlapping_the_input_is_refused():
     assert_same_bits(x, before)
 
 
+def test_out_interleaved_with_the_input_is_not_an_overlap():
+    # the byte ranges overlap but no element is shared: allowed, and only the odd slots change
+    x = np.arange(12, dtype=np.float64)
+    dml.slice(x[0::2], offsets=[0], sizes=[6], out=x[1::2])
+    assert_same_bits(x, np.repeat(np.arange(0, 12, 2, dtype=np.float64), 2))
+
+
+def test_out_beside_the_inputs_in_one_base():
+    base = np.zeros(12, dtype=np.int32)
+    base[:6] = np.arange(1, 7)
+    out = base[6:]
+    assert dml.join([base[3:6], base[0:3]], axis=0, out=out) is out
+    assert_same_bits(base, np.array([1, 2, 3, 4, 5, 6, 4, 5, 6, 1, 2, 3], np.int32))
+
+
+def test_read_only_dlpack_output_is_refused():
+    target = np.zeros(6)
+    target.flags.writeable = False
+    with pytest.raises(dml.InvalidArgumentError, match="writable"):
+        dml.tile(np.ones(3), repeats=[2], out=DLPackOnly(target))
+    assert not target.any()
+
+
 def test_out_repeating_an_element_is_refused():
     target = np.zeros(1)
     out = np.lib.stride_tricks.as_strided(target, (3,), (0,), writeable=True)
