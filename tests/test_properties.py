@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import dmlcpu as dml
 import reference
-from arrays import Layout, SentinelOutput, extent, random_input
+from arrays import Layout, SentinelOutput, contiguous_layout, extent, random_input
 from reference import DTYPES, assert_same_bits
 
 SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
@@ -75,8 +75,7 @@ def layouts(draw, shape, allow_zero_strides):
         steps.append(step)
         offsets.append(offset)
         used *= extent(n, step, offset)
-    layout = Layout(perm, tuple(steps), tuple(offsets))
-    return layout
+    return Layout(perm, tuple(steps), tuple(offsets))
 
 
 @st.composite
@@ -87,14 +86,15 @@ def inputs(draw, shape, dtype):
 
 
 @st.composite
-def output_views(draw, shape, dtype):
-    """None (let dmlcpu allocate) or a SentinelOutput (a strided view in a sentinel base)."""
-    if draw(st.booleans()):
-        return None
+def sentinel_outputs(draw, shape, dtype):
+    """A strided view inside a sentinel-filled base, for ``out=`` / ``outputs=``."""
     layout = draw(layouts(shape, allow_zero_strides=False))
-    if layout is None:
-        layout = Layout(tuple(range(len(shape))), (1,) * len(shape), (0,) * len(shape))
-    return SentinelOutput(dtype, shape, layout)
+    return SentinelOutput(dtype, shape, layout or contiguous_layout(len(shape)))
+
+
+def output_views(shape, dtype):
+    """None (let dmlcpu allocate) or a SentinelOutput."""
+    return st.one_of(st.none(), sentinel_outputs(shape, dtype))
 
 
 def check_single(result, output, expected):
@@ -123,14 +123,12 @@ def split_cases(draw):
     x = draw(inputs(shape, dtype))
     outputs = None
     if draw(st.booleans()):
-        outputs = [draw(output_views(shape[:axis] + (m,) + shape[axis + 1:], dtype))
+        outputs = [draw(sentinel_outputs(shape[:axis] + (m,) + shape[axis + 1:], dtype))
                    for m in axis_sizes]
-        if any(o is None for o in outputs):
-            outputs = None
     return x, axis, axis_sizes, outputs
 
 
-@examples(500)
+@examples(1000)
 @given(split_cases())
 def test_split_matches_reference(case):
     x, axis, axis_sizes, outputs = case
@@ -156,7 +154,7 @@ def join_cases(draw):
     return xs, axis, draw(output_views(out_shape, dtype))
 
 
-@examples(500)
+@examples(1000)
 @given(join_cases())
 def test_join_matches_reference(case):
     xs, axis, output = case
@@ -192,7 +190,7 @@ def slice_cases(draw):
     return x, offsets, sizes, strides, draw(output_views(tuple(sizes), dtype))
 
 
-@examples(500)
+@examples(1000)
 @given(slice_cases())
 def test_slice_matches_reference(case):
     x, offsets, sizes, strides, output = case
@@ -244,7 +242,7 @@ def slice1_cases(draw):
             draw(output_views(tuple(out_sizes), dtype)))
 
 
-@examples(500)
+@examples(1000)
 @given(slice1_cases())
 def test_slice1_matches_reference(case):
     x, offsets, windows, strides, out_sizes, output = case
@@ -271,7 +269,7 @@ def tile_cases(draw):
     return x, repeats, draw(output_views(out_shape, dtype))
 
 
-@examples(500)
+@examples(1000)
 @given(tile_cases())
 def test_tile_matches_reference(case):
     x, repeats, output = case
