@@ -256,3 +256,40 @@ def test_large_operands():
     assert_same_bits(dml.slice1(x, input_window_offsets=[5, 3], input_window_sizes=[290, 390],
                                 input_window_strides=[-3, 2]),
                      reference.slice1(x, [5, 3], [290, 390], [-3, 2]))
+
+
+# ---------------------------------------------------------------- refused calls write nothing
+
+def refused_splits(x):
+    """SPLIT calls whose first output is fine and whose second is not."""
+    yield [np.zeros((2, 1)), np.zeros((2, 4))]                 # wrong axis size
+    yield [np.zeros((2, 1)), np.zeros((3, 2))]                 # wrong non-axis size
+    yield [np.zeros((2, 1)), np.zeros((2, 2), np.float32)]     # wrong type
+    yield [np.zeros((2, 1)), x[:, 1:]]                         # overlaps the input
+    frozen = np.zeros((2, 2))
+    frozen.flags.writeable = False
+    yield [np.zeros((2, 1)), frozen]                           # read-only
+
+
+def test_refused_split_writes_no_output():
+    x = np.arange(6, dtype=np.float64).reshape(2, 3) + 1
+    for outputs in refused_splits(x):
+        with pytest.raises(dml.InvalidArgumentError):
+            dml.split(x, axis=1, output_axis_sizes=[1, 2], outputs=outputs)
+        assert not outputs[0].any(), "the valid first output was written"
+    assert_same_bits(x, np.arange(6, dtype=np.float64).reshape(2, 3) + 1)
+
+
+def test_refused_join_and_tile_write_nothing():
+    out = np.zeros((2, 4), dtype=np.int32)
+    with pytest.raises(dml.InvalidArgumentError):
+        dml.join([np.ones((2, 2), np.int32), np.ones((2, 1), np.int32)], axis=1, out=out)
+    with pytest.raises(dml.InvalidArgumentError):
+        dml.join([np.ones((2, 2), np.int32), np.ones((2, 2), np.int64)], axis=1, out=out)
+    with pytest.raises(dml.InvalidArgumentError):
+        dml.tile(np.ones((2, 2), np.int32), repeats=[1, 3], out=out)
+    with pytest.raises(dml.InvalidArgumentError):
+        dml.slice1(np.ones((2, 8), np.int32), input_window_offsets=[0, 0],
+                   input_window_sizes=[2, 8], input_window_strides=[1, 2],
+                   output_sizes=[2, 3], out=out)
+    assert not out.any()
