@@ -258,6 +258,22 @@ def test_large_operands():
                      reference.slice1(x, [5, 3], [290, 390], [-3, 2]))
 
 
+def test_large_operands_from_several_threads():
+    # the GIL is released during large copies: concurrent calls must not disturb each other
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(11)
+    xs = [rng.integers(0, 2**16, size=(256, 513), dtype=np.uint16)[:, ::-2] for _ in range(6)]
+
+    def run(x):
+        return dml.tile(x, repeats=[2, 3])
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(run, xs * 2))
+    for x, result in zip(xs * 2, results):
+        assert_same_bits(result, reference.tile(x, [2, 3]))
+
+
 # ---------------------------------------------------------------- refused calls write nothing
 
 def refused_splits(x):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dmlcpu as dml
+import reference
 from reference import assert_same_bits
 
 # the lowest level with the operator, FLOAT32 and 4 dims (SPEC.md section 4)
@@ -163,3 +164,18 @@ def test_slice1_does_not_exist_before_2_1():
         dml.slice1(SLICE_INPUT, input_window_offsets=[0, 0, 0, 1],
                    input_window_sizes=[1, 1, 4, 3], input_window_strides=[1, 1, -2, 2],
                    feature_level="2_0")
+
+
+def test_the_references_reproduce_the_examples():
+    # the property tests trust reference.py: it must agree with the pages too
+    assert_same_bits(reference.split(SPLIT_INPUT, 2, [2, 1, 3])[1], f32([[[[5, 6]]]]))
+    assert_same_bits(reference.split(SPLIT_INPUT, 3, [1, 1])[1],
+                     f32([[[[2], [4], [6], [8], [10], [12]]]]))
+    assert_same_bits(reference.slice(SLICE_INPUT, [0, 0, 1, 0], [1, 1, 2, 2], [1, 1, 2, 3]),
+                     f32([[[[5, 8], [13, 16]]]]))
+    assert_same_bits(reference.slice1(SLICE_INPUT, [0, 0, 0, 1], [1, 1, 4, 3], [1, 1, -2, 2]),
+                     f32([[[[14, 16], [6, 8]]]]))
+    assert_same_bits(reference.join(JOIN_INPUTS, 3), f32([[[[1, 2, 5, 6, 9, 10],
+                                                            [3, 4, 7, 8, 11, 12]]]]))
+    assert_same_bits(reference.tile(f32([[[[1, 2, 3], [4, 5, 6]]]]), [1, 1, 3, 3])[0, 0, :3, :4],
+                     f32([[1, 2, 3, 1], [4, 5, 6, 4], [1, 2, 3, 1]]))
