@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 import dmlcpu as dml
 import reference
-from arrays import Layout, SentinelOutput, contiguous_layout, extent, random_input
-from reference import DTYPES, assert_same_bits
+from arrays import (Layout, SentinelOutput, contiguous_layout, extent, random_input,
+                    sentinel_array)
+from reference import DTYPES, as_bits, assert_same_bits
 
 SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
 # Elements a base array may hold: keeps rank-8 views with steps cheap.
@@ -315,3 +316,53 @@ def test_slice1_step_along_a_one_element_dimension_is_never_taken(step):
                      input_window_strides=[step, -1])
     start = 2 if step < 0 else 1
     assert_same_bits(out, x[start:start + 1, ::-1])
+
+
+# ---------------------------------------------------------------- tangled strides
+
+def tangled(base, shape, element_strides, itemsize):
+    """A view of ``base`` with any element strides (repeats and interleaving allowed), placed so
+    that every element lies inside ``base[1:-1]``; returns the view and each element's index."""
+    low = sum(min(0, (n - 1) * s) for n, s in zip(shape, element_strides))
+    start = 1 - low
+    index = np.full(shape, start, dtype=np.int64)
+    for axis, (n, s) in enumerate(zip(shape, element_strides)):
+        step = np.arange(n, dtype=np.int64) * s
+        index += step.reshape((1,) * axis + (n,) + (1,) * (len(shape) - axis - 1))
+    view = np.lib.stride_tricks.as_strided(
+        base[start:], shape, [s * itemsize for s in element_strides])
+    return view, index
+
+
+def span(shape, element_strides):
+    return sum(abs(s) * (n - 1) for n, s in zip(shape, element_strides)) + 3
+
+
+@examples(300)
+@given(dtypes, st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data(), seeds)
+def test_tangled_strides(dtype, shape, data, seed):
+    """Inputs may repeat or interleave elements; an output that repeats one is refused before
+    anything is written, and one that only interleaves is written exactly."""
+    rng = np.random.default_rng(seed)
+    ndim = len(shape)
+    in_strides = data.draw(st.lists(st.integers(-5, 5), min_size=ndim, max_size=ndim))
+    out_strides = data.draw(st.lists(st.integers(-5, 5), min_size=ndim, max_size=ndim))
+    in_base = random_input(rng, dtype, (span(shape, in_strides),))
+    x, _ = tangled(in_base, shape, in_strides, in_base.itemsize)
+    expected = np.ascontiguousarray(x)
+
+    out_base = sentinel_array(dtype, (span(shape, out_strides),))
+    before = as_bits(out_base).copy()
+    out, index = tangled(out_base, shape, out_strides, out_base.itemsize)
+    repeats_an_element = len(np.unique(index)) < index.size
+    if repeats_an_element:
+        with pytest.raises(dml.InvalidArgumentError, match="overlap themselves"):
+            dml.tile(x, repeats=[1] * ndim, out=out)
+        assert_same_bits(out_base, before.view(dtype), "a refused output's base")
+        return
+    assert dml.tile(x, repeats=[1] * ndim, out=out) is out
+    after = as_bits(out_base)
+    assert_same_bits(after[index], as_bits(expected), "output elements")
+    untouched = np.ones(out_base.size, dtype=bool)
+    untouched[index.ravel()] = False
+    assert np.array_equal(after[untouched], before[untouched]), "written outside the output"
