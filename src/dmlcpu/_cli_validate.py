@@ -265,8 +265,8 @@ def report(desc, level_arg):
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m dmlcpu validate",
-        description="Say whether DirectML would accept the operator described in a JSON file "
-                    "(format: see the dmlcpu._cli_validate docstring).")
+        description="Say whether DirectML would accept the operator described in a JSON file.",
+        epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="a JSON file describing one operator")
     parser.add_argument("--feature-level", metavar="L",
                         help="check at one level: 1_0 ... 6_4, or 'extended'")
