@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import dmlcpu
+
 from dmlcpu._cli_validate import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +25,10 @@ SPLIT: rejected in extended mode too, for the same rule(s)
 
 
 def run_cli(*args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    # the subprocess imports the same dmlcpu as this test process (installed, or src/ in a checkout)
+    package_parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (package_parent, os.environ.get("PYTHONPATH")) if p))
     return subprocess.run([sys.executable, "-m", "dmlcpu", "validate", *map(str, args)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
 
