@@ -49,15 +49,16 @@ run_tests() {  # $1 = wheel, $2 = label, $3 = "all-isas" or "once"
   local venv="$work/venv-$2"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "$1[test]"
-  cp -r "$root/tests" "$work/tests-$2"
+  mkdir -p "$work/project-$2"  # the tests and the example files they read, not the package
+  cp -r "$root/tests" "$root/examples" "$work/project-$2/"
   cd "$work"  # outside the repository: the installed wheel is what gets imported
   "$venv/bin/python" -c "import dmlcpu, sys; assert '$root' not in dmlcpu.__file__; print(dmlcpu.__file__)"
   if [ "$quick" = "--quick" ]; then
     "$venv/bin/python" "$here/smoke.py"
   elif [ "$3" = "all-isas" ]; then
-    "$venv/bin/python" "$here/test_wheel.py" "$work/tests-$2" -x
+    "$venv/bin/python" "$here/test_wheel.py" "$work/project-$2/tests" -x
   else
-    "$venv/bin/python" -m pytest -q -x -p no:cacheprovider "$work/tests-$2"
+    "$venv/bin/python" -m pytest -q -x -p no:cacheprovider "$work/project-$2/tests"
   fi
   cd - >/dev/null
 }
