@@ -8,7 +8,7 @@ the GIL when the work is large enough to be worth it.
 """
 from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
-from libc.stdint cimport int32_t, int64_t, intptr_t
+from libc.stdint cimport int32_t, int64_t, intptr_t, uint32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
@@ -242,3 +242,6 @@ cdef dmlcpu_status run_steps(Step *steps, Py_ssize_t n_steps, Py_buffer *buffers
 def dtype_size(int dtype):
     """Element size in bytes of a DirectML data type value (0 if unknown)."""
     return dmlcpu_dtype_size(dtype)
+
+
+include "_runtime.pxi"

@@ -1,0 +1,34 @@
+/*
+ * Thin AVX-512 (F+BW+VL) wrappers for kernel bodies written once (kernels/..._impl.h). Include
+ * only from a translation unit compiled with AVX-512 flags; everything here is static inline.
+ */
+#ifndef DMLCPU_SIMD_AVX512_H
+#define DMLCPU_SIMD_AVX512_H
+#include <immintrin.h>
+#include <stdint.h>
+
+#define DMLCPU_VEC_BYTES 64
+typedef __m512i dmlcpu_vec;
+typedef __mmask16 dmlcpu_vmask; /* one bit per 32-bit lane */
+
+static inline dmlcpu_vec dmlcpu_vec_load(const void *p) { return _mm512_loadu_si512(p); }
+static inline void dmlcpu_vec_store(void *p, dmlcpu_vec v) { _mm512_storeu_si512(p, v); }
+/* p must be DMLCPU_VEC_BYTES-aligned */
+static inline void dmlcpu_vec_stream(void *p, dmlcpu_vec v) { _mm512_stream_si512((__m512i *)p, v); }
+static inline void dmlcpu_vec_stream_fence(void) { _mm_sfence(); }
+static inline dmlcpu_vec dmlcpu_vec_fill8(uint8_t x) { return _mm512_set1_epi8((char)x); }
+static inline dmlcpu_vec dmlcpu_vec_fill16(uint16_t x) { return _mm512_set1_epi16((short)x); }
+static inline dmlcpu_vec dmlcpu_vec_fill32(uint32_t x) { return _mm512_set1_epi32((int)x); }
+static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+/* from 32-bit lanes holding 0 or -1 */
+static inline dmlcpu_vmask dmlcpu_vmask_from_words(const int32_t *w) {
+    return _mm512_test_epi32_mask(dmlcpu_vec_load(w), dmlcpu_vec_load(w));
+}
+/* 32-bit lane i of the result is lane idx[i] (0..31) of the 32-lane concatenation a:b. */
+static inline dmlcpu_vec dmlcpu_vec_permute2_32(dmlcpu_vec a, dmlcpu_vec idx, dmlcpu_vec b) {
+    return _mm512_permutex2var_epi32(a, idx, b);
+}
+static inline dmlcpu_vec dmlcpu_vec_select(dmlcpu_vmask m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
+    return _mm512_mask_blend_epi32(m, otherwise, if_set);
+}
+#endif
