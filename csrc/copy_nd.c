@@ -16,8 +16,11 @@
 #define PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 /* ... and each thread gets at least this much. */
 #define PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
-/* Packed copies of at least this many bytes stream their stores (benchmarks/NOTES.md). */
-#define STREAM_MIN_BYTES ((int64_t)8 << 20)
+/* Packed copies of at least this many bytes stream their stores (benchmarks/NOTES.md), when
+ * each run is long enough: a run's partial first and last cache lines are written normally, and
+ * short runs sharing lines with their neighbours made streaming several times slower. */
+#define STREAM_MIN_BYTES ((int64_t)4 << 20)
+#define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /* Blocked transpose: source inner strides from this many bytes; blocks of this many elements. */
 #define TRANSPOSE_MIN_STRIDE 256
 #define TRANSPOSE_BLOCK_BYTES 64
@@ -146,7 +149,8 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
         c.kernel = table->copy.run[0][layout];
-        if (total_bytes >= STREAM_MIN_BYTES && table->copy.stream != NULL)
+        if (total_bytes >= STREAM_MIN_BYTES && c.run * (int64_t)elsize >= STREAM_MIN_RUN_BYTES &&
+            table->copy.stream != NULL)
             c.kernel = table->copy.stream;
         c.unit = 1;
         c.run *= (int64_t)elsize;

@@ -5,6 +5,9 @@
  * this table, after dispatch.c has checked the CPU.
  */
 #include "../simd/avx2.h"
+/* Largest source strides (in elements) worth a permute gather: see benchmarks/NOTES.md. */
+#define DMLCPU_GATHER_MAX_STRIDE_X32 6
+#define DMLCPU_GATHER_MAX_STRIDE_X64 3
 #define DMLCPU_ISA avx2
 #include "copy_impl.h"
 

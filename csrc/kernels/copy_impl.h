@@ -146,9 +146,15 @@ DMLCPU_DEFINE_FILL(16, uint16_t)
 DMLCPU_DEFINE_FILL(32, uint32_t)
 DMLCPU_DEFINE_FILL(64, uint64_t)
 
-#ifndef DMLCPU_GATHER_MAX_STRIDE
-#define DMLCPU_GATHER_MAX_STRIDE 8
+#ifndef DMLCPU_GATHER_MAX_STRIDE_X32
+#define DMLCPU_GATHER_MAX_STRIDE_X32 4
 #endif
+#ifndef DMLCPU_GATHER_MAX_STRIDE_X64
+#define DMLCPU_GATHER_MAX_STRIDE_X64 2
+#endif
+#define DMLCPU_GATHER_MAX_STRIDE                                                                \
+    (DMLCPU_GATHER_MAX_STRIDE_X32 > DMLCPU_GATHER_MAX_STRIDE_X64 ? DMLCPU_GATHER_MAX_STRIDE_X32  \
+                                                                 : DMLCPU_GATHER_MAX_STRIDE_X64)
 
 /*
  * Gather of elements k words wide (k = 1 or 2) at a small constant stride s (in elements):
@@ -199,18 +205,18 @@ static size_t DMLCPU_KERNEL(gather_words_any)(char *dst, const char *src, size_t
     return DMLCPU_KERNEL(gather_words)(dst, src, s, k, n);
 }
 
-#define DMLCPU_DEFINE_GATHER(BITS, T, K)                                                        \
+#define DMLCPU_DEFINE_GATHER(BITS, T, K, MAX_STRIDE)                                                        \
     static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds,            \
                                                             const char *src, ptrdiff_t ss,      \
                                                             size_t n) {                         \
         size_t done = 0;                                                                        \
         if (ss > 0 && ss % (ptrdiff_t)sizeof(T) == 0 && n > 0 &&                                \
-            (size_t)ss / sizeof(T) <= DMLCPU_GATHER_MAX_STRIDE)                                 \
+            (size_t)ss / sizeof(T) <= (MAX_STRIDE))                                 \
             done = DMLCPU_KERNEL(gather_words_any)(dst, src, (size_t)ss / sizeof(T), K, n);     \
         DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc)(dst + done * sizeof(T), ds,                     \
                                                 src + (ptrdiff_t)done * ss, ss, n - done);      \
     }
-DMLCPU_DEFINE_GATHER(32, uint32_t, 1)
-DMLCPU_DEFINE_GATHER(64, uint64_t, 2)
+DMLCPU_DEFINE_GATHER(32, uint32_t, 1, DMLCPU_GATHER_MAX_STRIDE_X32)
+DMLCPU_DEFINE_GATHER(64, uint64_t, 2, DMLCPU_GATHER_MAX_STRIDE_X64)
 
 #endif /* DMLCPU_VEC_BYTES */
