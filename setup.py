@@ -97,6 +97,8 @@ def extension():
         "dmlcpu._core",
         sources=["src/dmlcpu/_core.pyx"] + core_sources(),
         include_dirs=["csrc/include", "csrc"],
+        # setuptools does not scan includes: any header change rebuilds every object
+        depends=sorted(glob("csrc/**/*.h", recursive=True)),
         extra_compile_args=cflags,
         extra_link_args=ldflags,
         define_macros=[("NPY_NO_DEPRECATED_API", "0")],

@@ -224,3 +224,47 @@ def test_info_command_prints_config():
     out = subprocess.run([sys.executable, "-m", "dmlcpu", "info"], capture_output=True,
                          text=True, env=dict(os.environ, PYTHONPATH=SRC), check=True).stdout
     assert "active ISA:" in out and "x32_copy_gc" in out
+
+
+GUARD_SCRIPT = r"""
+import ctypes, mmap, sys
+import numpy as np
+from dmlcpu import _core
+from dmlcpu._core import Plan
+page = mmap.PAGESIZE
+mm = mmap.mmap(-1, 4 * page)
+base = ctypes.addressof(ctypes.c_char.from_buffer(mm))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+# pages 0 and 3 unreadable: the source ends right before page 3 or starts right after page 0
+assert libc.mprotect(base, page, 0) == 0 and libc.mprotect(base + 3 * page, page, 0) == 0
+mem = np.frombuffer(mm, dtype=np.uint8)
+mem[page:3 * page] = np.arange(2 * page, dtype=np.uint64).astype(np.uint8)
+for isa in sys.argv[1:]:
+    _core._force_isa(isa)
+    for e in (1, 2, 4, 8):
+        for k in range(1, 10):
+            for n in (1, 5, 16, 17, 33, 100):
+                if (n - 1) * k * e + e > 2 * page:
+                    continue
+                span = (n - 1) * k * e + e
+                for start, stride in ((3 * page - span, k * e), (page, k * e),
+                                      (3 * page - e, -k * e), (page + span - e, -k * e)):
+                    src = mem[page:3 * page]
+                    out = np.zeros(n * e, np.uint8)
+                    plan = Plan(1, 1, [("copy", (1, 0, [n], [e]),
+                                        (0, start - page, [n], [stride]), e)])
+                    plan.run([src], [out])
+                    want = np.lib.stride_tricks.as_strided(
+                        mem[start:], (n, e), (stride, 1)).reshape(-1)
+                    assert np.array_equal(out, want), (isa, e, k, n, start, stride)
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect via libc")
+def test_kernels_read_nothing_outside_the_source():
+    """Sources flush against unreadable pages: a kernel reading past its run crashes the child."""
+    result = subprocess.run([sys.executable, "-c", GUARD_SCRIPT] + USABLE, capture_output=True,
+                            text=True, env=dict(os.environ, PYTHONPATH=SRC))
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
