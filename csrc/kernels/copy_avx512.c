@@ -6,16 +6,18 @@
  */
 #include "../simd/avx512.h"
 /* Largest source strides (in elements) worth a permute gather: see benchmarks/NOTES.md. */
-#define DMLCPU_GATHER_MAX_STRIDE_X32 6
-#define DMLCPU_GATHER_MAX_STRIDE_X64 3
+#define DMLCPU_GATHER_MAX_STRIDE_X16 6
+#define DMLCPU_GATHER_MAX_STRIDE_X32 8
+#define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #define DMLCPU_ISA avx512
 #include "copy_impl.h"
 
 const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
     .run =
         {
-            [0] = {[DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x8_copy_bc_vec)},
-            [1] = {[DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
+            /* x8: the portable fill is memset, which the vector fill did not beat */
+            [1] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x16_copy_gc_vec),
+                   [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
             [2] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x32_copy_gc_vec),
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x32_copy_bc_vec)},
             [3] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x64_copy_gc_vec),

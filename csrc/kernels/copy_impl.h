@@ -149,74 +149,88 @@ DMLCPU_DEFINE_FILL(64, uint64_t)
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X32
 #define DMLCPU_GATHER_MAX_STRIDE_X32 4
 #endif
+#ifndef DMLCPU_GATHER_MAX_STRIDE_X16
+#define DMLCPU_GATHER_MAX_STRIDE_X16 4
+#endif
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X64
 #define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #endif
+/* the largest of the three: sizes the mask tables */
+#define DMLCPU_GATHER_MAX2_(a, b) ((a) > (b) ? (a) : (b))
 #define DMLCPU_GATHER_MAX_STRIDE                                                                \
-    (DMLCPU_GATHER_MAX_STRIDE_X32 > DMLCPU_GATHER_MAX_STRIDE_X64 ? DMLCPU_GATHER_MAX_STRIDE_X32  \
-                                                                 : DMLCPU_GATHER_MAX_STRIDE_X64)
+    DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X16,                                           \
+                        DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X32, DMLCPU_GATHER_MAX_STRIDE_X64))
 
 /*
- * Gather of elements k words wide (k = 1 or 2) at a small constant stride s (in elements):
- * each output vector comes from the s consecutive source vectors that span its elements, one
- * two-source permute per pair of them. Only whole spans that end at or before the run's last
- * element are done here (the bytes between elements of one view belong to its buffer), so
- * nothing past the run is read; returns how many elements were done, the caller does the rest.
+ * Gather of elements k lanes wide (lanes of LB = 32 or 16 bits) at a small constant stride s
+ * (in elements): each output vector comes from the s consecutive source vectors that span its
+ * elements, one two-source permute per pair of them. Only whole spans that end at or before the
+ * run's last element are done here (so nothing past the run is read: tested against guard
+ * pages); returns how many elements were done, the caller does the rest.
  */
-static inline __attribute__((always_inline)) size_t DMLCPU_KERNEL(gather_words)(
-    char *dst, const char *src, size_t s, size_t k, size_t n) {
-    const size_t per_vec = DMLCPU_VEC_WORDS / k;       /* elements per output vector */
-    const size_t span = per_vec * s * k * 4;           /* source bytes per output vector */
-    const size_t pairs = (s + 1) / 2;
-    size_t vectors = ((n - 1) * s + 1) / (per_vec * s);
-    if (vectors == 0) return 0;
-    int32_t idx[DMLCPU_VEC_WORDS];
-    int32_t mask_words[(DMLCPU_GATHER_MAX_STRIDE + 1) / 2][DMLCPU_VEC_WORDS];
-    for (size_t lane = 0; lane < DMLCPU_VEC_WORDS; lane++) {
-        size_t word = (lane / k) * s * k + lane % k;   /* source word of this lane */
-        idx[lane] = (int32_t)(word % (2 * DMLCPU_VEC_WORDS));
-        for (size_t p = 0; p < pairs; p++)
-            mask_words[p][lane] = word / (2 * DMLCPU_VEC_WORDS) == p ? -1 : 0;
+#define DMLCPU_DEFINE_GATHER_LANES(LB)                                                          \
+    static inline __attribute__((always_inline)) size_t DMLCPU_KERNEL(gather_lanes##LB)(        \
+        char *dst, const char *src, size_t s, size_t k, size_t n) {                             \
+        enum { LANES = DMLCPU_VEC_BYTES / (LB / 8) };                                           \
+        const size_t per_vec = LANES / k;              /* elements per output vector */         \
+        const size_t span = (size_t)DMLCPU_VEC_BYTES * s; /* source bytes per output vector */  \
+        const size_t pairs = (s + 1) / 2;                                                       \
+        size_t vectors = ((n - 1) * s + 1) / (per_vec * s);                                     \
+        if (vectors == 0) return 0;                                                             \
+        int##LB##_t idx[LANES];                                                                 \
+        int##LB##_t mask_lanes[(DMLCPU_GATHER_MAX_STRIDE + 1) / 2][LANES];                       \
+        for (size_t lane = 0; lane < LANES; lane++) {                                           \
+            size_t at = (lane / k) * s * k + lane % k; /* source lane of this lane */           \
+            idx[lane] = (int##LB##_t)(at % (2 * LANES));                                        \
+            for (size_t p = 0; p < pairs; p++)                                                  \
+                mask_lanes[p][lane] = at / (2 * LANES) == p ? -1 : 0;                           \
+        }                                                                                       \
+        dmlcpu_vec vidx = dmlcpu_vec_load(idx);                                                 \
+        dmlcpu_vmask##LB masks[(DMLCPU_GATHER_MAX_STRIDE + 1) / 2];                             \
+        for (size_t p = 0; p < pairs; p++) masks[p] = dmlcpu_vmask##LB##_from_lanes(mask_lanes[p]); \
+        for (size_t j = 0; j < vectors; j++, src += span, dst += DMLCPU_VEC_BYTES) {            \
+            dmlcpu_vec r = dmlcpu_vec_permute2_##LB(dmlcpu_vec_load(src), vidx,                 \
+                                                    dmlcpu_vec_load(src + DMLCPU_VEC_BYTES));   \
+            for (size_t p = 1; p < pairs; p++) {                                                \
+                dmlcpu_vec a = dmlcpu_vec_load(src + 2 * p * DMLCPU_VEC_BYTES);                 \
+                dmlcpu_vec b =                                                                  \
+                    2 * p + 1 < s ? dmlcpu_vec_load(src + (2 * p + 1) * DMLCPU_VEC_BYTES) : a;  \
+                r = dmlcpu_vec_select##LB(masks[p], dmlcpu_vec_permute2_##LB(a, vidx, b), r);   \
+            }                                                                                   \
+            dmlcpu_vec_store(dst, r);                                                           \
+        }                                                                                       \
+        return vectors * per_vec;                                                               \
+    }                                                                                           \
+    /* specialized for the commonest strides so the pair loop unrolls */                        \
+    static size_t DMLCPU_KERNEL(gather_any##LB)(char *dst, const char *src, size_t s, size_t k, \
+                                                size_t n) {                                     \
+        switch (s) {                                                                            \
+        case 2: return DMLCPU_KERNEL(gather_lanes##LB)(dst, src, 2, k, n);                      \
+        case 3: return DMLCPU_KERNEL(gather_lanes##LB)(dst, src, 3, k, n);                      \
+        case 4: return DMLCPU_KERNEL(gather_lanes##LB)(dst, src, 4, k, n);                      \
+        }                                                                                       \
+        return DMLCPU_KERNEL(gather_lanes##LB)(dst, src, s, k, n);                              \
     }
-    dmlcpu_vec vidx = dmlcpu_vec_load(idx);
-    dmlcpu_vmask masks[(DMLCPU_GATHER_MAX_STRIDE + 1) / 2];
-    for (size_t p = 0; p < pairs; p++) masks[p] = dmlcpu_vmask_from_words(mask_words[p]);
-    for (size_t j = 0; j < vectors; j++, src += span, dst += DMLCPU_VEC_BYTES) {
-        dmlcpu_vec r = dmlcpu_vec_permute2_32(dmlcpu_vec_load(src), vidx,
-                                              dmlcpu_vec_load(src + DMLCPU_VEC_BYTES));
-        for (size_t p = 1; p < pairs; p++) {
-            dmlcpu_vec a = dmlcpu_vec_load(src + 2 * p * DMLCPU_VEC_BYTES);
-            dmlcpu_vec b = 2 * p + 1 < s ? dmlcpu_vec_load(src + (2 * p + 1) * DMLCPU_VEC_BYTES) : a;
-            r = dmlcpu_vec_select(masks[p], dmlcpu_vec_permute2_32(a, vidx, b), r);
-        }
-        dmlcpu_vec_store(dst, r);
-    }
-    return vectors * per_vec;
-}
+DMLCPU_DEFINE_GATHER_LANES(32)
+#if defined(DMLCPU_VEC_HAS_LANES16)
+DMLCPU_DEFINE_GATHER_LANES(16)
+#endif
 
-/* Specialized for the commonest strides so the pair loop unrolls. */
-static size_t DMLCPU_KERNEL(gather_words_any)(char *dst, const char *src, size_t s, size_t k,
-                                             size_t n) {
-    switch (s) {
-    case 2: return DMLCPU_KERNEL(gather_words)(dst, src, 2, k, n);
-    case 3: return DMLCPU_KERNEL(gather_words)(dst, src, 3, k, n);
-    case 4: return DMLCPU_KERNEL(gather_words)(dst, src, 4, k, n);
-    }
-    return DMLCPU_KERNEL(gather_words)(dst, src, s, k, n);
-}
-
-#define DMLCPU_DEFINE_GATHER(BITS, T, K, MAX_STRIDE)                                                        \
+#define DMLCPU_DEFINE_GATHER(BITS, T, LB, K, MAX_STRIDE)                                                        \
     static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds,            \
                                                             const char *src, ptrdiff_t ss,      \
                                                             size_t n) {                         \
         size_t done = 0;                                                                        \
         if (ss > 0 && ss % (ptrdiff_t)sizeof(T) == 0 && n > 0 &&                                \
             (size_t)ss / sizeof(T) <= (MAX_STRIDE))                                 \
-            done = DMLCPU_KERNEL(gather_words_any)(dst, src, (size_t)ss / sizeof(T), K, n);     \
+            done = DMLCPU_KERNEL(gather_any##LB)(dst, src, (size_t)ss / sizeof(T), K, n);        \
         DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc)(dst + done * sizeof(T), ds,                     \
                                                 src + (ptrdiff_t)done * ss, ss, n - done);      \
     }
-DMLCPU_DEFINE_GATHER(32, uint32_t, 1, DMLCPU_GATHER_MAX_STRIDE_X32)
-DMLCPU_DEFINE_GATHER(64, uint64_t, 2, DMLCPU_GATHER_MAX_STRIDE_X64)
+DMLCPU_DEFINE_GATHER(32, uint32_t, 32, 1, DMLCPU_GATHER_MAX_STRIDE_X32)
+DMLCPU_DEFINE_GATHER(64, uint64_t, 32, 2, DMLCPU_GATHER_MAX_STRIDE_X64)
+#if defined(DMLCPU_VEC_HAS_LANES16)
+DMLCPU_DEFINE_GATHER(16, uint16_t, 16, 1, DMLCPU_GATHER_MAX_STRIDE_X16)
+#endif
 
 #endif /* DMLCPU_VEC_BYTES */

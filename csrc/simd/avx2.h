@@ -10,7 +10,7 @@
 
 #define DMLCPU_VEC_BYTES 32
 typedef __m256i dmlcpu_vec;
-typedef __m256i dmlcpu_vmask; /* all-ones 32-bit lanes where set */
+typedef __m256i dmlcpu_vmask32; /* all-ones 32-bit lanes where set */
 
 static inline dmlcpu_vec dmlcpu_vec_load(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
 static inline void dmlcpu_vec_store(void *p, dmlcpu_vec v) { _mm256_storeu_si256((__m256i *)p, v); }
@@ -22,7 +22,7 @@ static inline dmlcpu_vec dmlcpu_vec_fill16(uint16_t x) { return _mm256_set1_epi1
 static inline dmlcpu_vec dmlcpu_vec_fill32(uint32_t x) { return _mm256_set1_epi32((int)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm256_set1_epi64x((long long)x); }
 /* from 32-bit lanes holding 0 or -1 */
-static inline dmlcpu_vmask dmlcpu_vmask_from_words(const int32_t *w) { return dmlcpu_vec_load(w); }
+static inline dmlcpu_vmask32 dmlcpu_vmask32_from_lanes(const int32_t *w) { return dmlcpu_vec_load(w); }
 /* 32-bit lane i of the result is lane idx[i] (0..15) of the 16-lane concatenation a:b. */
 static inline dmlcpu_vec dmlcpu_vec_permute2_32(dmlcpu_vec a, dmlcpu_vec idx, dmlcpu_vec b) {
     __m256i from_a = _mm256_permutevar8x32_epi32(a, idx);
@@ -32,7 +32,7 @@ static inline dmlcpu_vec dmlcpu_vec_permute2_32(dmlcpu_vec a, dmlcpu_vec idx, dm
         _mm256_blendv_ps(_mm256_castsi256_ps(from_a), _mm256_castsi256_ps(from_b), pick_b));
 }
 /* lanes of if_set where m is set, else lanes of otherwise */
-static inline dmlcpu_vec dmlcpu_vec_select(dmlcpu_vmask m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
+static inline dmlcpu_vec dmlcpu_vec_select32(dmlcpu_vmask32 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
     return _mm256_blendv_epi8(otherwise, if_set, m);
 }
 #endif
