@@ -87,25 +87,34 @@ def _optional(name):
 
 # ---------------------------------------------------------------------------- timing
 
-def measure(fn, budget, min_samples=5, max_samples=200):
-    """Median seconds per call and spread: calls batched so each sample lasts >= ~1 ms."""
-    fn()  # warm up: first-touch page faults, lazy imports, pool start
-    start = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - start, 1e-7)
-    batch = max(1, int(1e-3 / once))
-    samples = []
+def measure(fns, budget, min_rounds=5, max_rounds=200):
+    """Median seconds per call of each function, and the spread of the first (max/min of the
+    middle half of its samples). The functions are timed in interleaved rounds, so a burst of
+    load from other processes hits all of them alike and their ratios stay meaningful; calls
+    are batched so each sample lasts about a millisecond."""
+    batches = []
+    for fn in fns:
+        fn()  # warm up: first-touch page faults, lazy imports, pool start
+        start = time.perf_counter()
+        fn()
+        batches.append(max(1, int(1e-3 / max(time.perf_counter() - start, 1e-7))))
+    samples = [[] for _ in fns]
     deadline = time.perf_counter() + budget
-    while len(samples) < max_samples and (len(samples) < min_samples or
-                                          time.perf_counter() < deadline):
-        t0 = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        samples.append((time.perf_counter() - t0) / batch)
-    samples.sort()
-    n = len(samples)
-    middle = samples[n // 4: n - n // 4] or samples
-    return samples[n // 2], middle[-1] / middle[0]
+    rounds = 0
+    while rounds < max_rounds and (rounds < min_rounds or time.perf_counter() < deadline):
+        for fn, batch, out in zip(fns, batches, samples):
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            out.append((time.perf_counter() - t0) / batch)
+        rounds += 1
+    medians = []
+    for out in samples:
+        out.sort()
+        medians.append(out[len(out) // 2])
+    first = samples[0]
+    middle = first[len(first) // 4: len(first) - len(first) // 4] or first
+    return medians, middle[-1] / middle[0]
 
 
 # ---------------------------------------------------------------------------- workloads
@@ -392,57 +401,59 @@ def suite(quick):
 
 # ---------------------------------------------------------------------------- running
 
-def memcpy_seconds(nbytes, budget, cache):
-    if nbytes not in cache:
-        a = np.ones(nbytes, np.uint8)
-        b = np.empty(nbytes, np.uint8)
-        cache[nbytes] = measure(lambda: np.copyto(b, a), budget)[0]
-    return cache[nbytes]
+def memcpy_of(nbytes):
+    a = np.ones(nbytes, np.uint8)
+    b = np.empty(nbytes, np.uint8)
+    return lambda: np.copyto(b, a)
 
 
-def run_workload(w, budget, all_threads, memcpy_cache):
+def run_workload(w, budget, all_threads):
+    """Times dmlcpu at one thread and at all threads, each time interleaved with the memcpy,
+    NumPy (and PyTorch, ONNX Runtime) references, which run as they always do."""
     row = {"group": w.group, "name": w.name, "bytes": w.read + w.written}
+    memcpy = memcpy_of(w.written)
+    others = [("numpy", w.numpy)] + [(n, getattr(w, n)) for n in ("torch", "ort")
+                                     if getattr(w, n) is not None]
     runs = [("1", 1)] + ([("all", all_threads)] if all_threads > 1 else [])
-    for label, n in runs:
-        dmlcpu.set_num_threads(n)
-        try:
-            t, spread = measure(w.dml, budget)
-        except CoreError:
-            row["dml_" + label] = None
-            continue
-        row["dml_" + label] = t
-        row["spread_" + label] = spread
-    dmlcpu.set_num_threads(all_threads)
-    if all(row.get("dml_" + label) is None for label, _ in runs):
-        return row
-    row["memcpy"] = memcpy_seconds(w.written, budget / 2, memcpy_cache)
-    row["numpy"] = measure(w.numpy, budget)[0]
-    for name in ("torch", "ort"):
-        fn = getattr(w, name)
-        if fn is not None:
+    try:
+        for label, n in runs:
+            dmlcpu.set_num_threads(n)
             try:
-                row[name] = measure(fn, budget)[0]
-            except Exception:  # noqa: BLE001 - a comparison that fails is left out
-                pass
+                w.dml()
+            except CoreError:
+                return row  # the operator is not available in this build
+            fns = [w.dml, memcpy] + [fn for _, fn in others]
+            try:
+                medians, spread = measure(fns, budget)
+            except Exception:  # noqa: BLE001 - a failing comparison is dropped, dmlcpu kept
+                fns = fns[:2] + [w.numpy]
+                medians, spread = measure(fns, budget)
+            row["dml_" + label] = medians[0]
+            row["spread_" + label] = spread
+            row["memcpy_" + label] = medians[1]
+            for (name, _), t in zip(others, medians[2:]):
+                row["%s_%s" % (name, label)] = t
+    finally:
+        dmlcpu.set_num_threads(all_threads)
     return row
 
 
 def format_row(row):
-    t1 = row.get("dml_1")
-    if t1 is None:
-        return "%-58s not available (scan engine not built)" % row["name"]
-    gbs = row["bytes"] / t1 / 1e9
-    cells = ["%-58s" % row["name"], "%9.1f us" % (t1 * 1e6), "%6.1f GB/s" % gbs,
-             "memcpy %5.2f" % (row["memcpy"] / t1), "numpy %6.2f" % (row["numpy"] / t1)]
-    for name in ("torch", "ort"):
-        if name in row:
-            cells.append("%s %5.2f" % (name, row[name] / t1))
-    ta = row.get("dml_all")
-    if ta is not None:
-        cells.append("| all thr %9.1f us memcpy %5.2f numpy %6.2f" % (
-            ta * 1e6, row["memcpy"] / ta, row["numpy"] / ta))
+    if row.get("dml_1") is None:
+        return "%-56s not available (CoreError: not in this build yet)" % row["name"]
+    cells = ["%-56s" % row["name"]]
+    for label in ("1", "all"):
+        t = row.get("dml_" + label)
+        if t is None:
+            continue
+        cells.append("%s %9.1f us %5.1f GB/s memcpy %5.2f numpy %6.2f" % (
+            "| all:" if label == "all" else "1 thr:", t * 1e6, row["bytes"] / t / 1e9,
+            row["memcpy_" + label] / t, row["numpy_" + label] / t))
+        for name in ("torch", "ort"):
+            if name + "_" + label in row:
+                cells.append("%s %5.2f" % (name, row[name + "_" + label] / t))
     cells.append("(spread %.2f)" % row.get("spread_1", 1.0))
-    return "  ".join(cells)
+    return " ".join(cells)
 
 
 def plot(rows, path):
@@ -458,8 +469,9 @@ def plot(rows, path):
     names = [r["name"] for r in shown]
     fig, ax = plt.subplots(figsize=(10, 0.3 * len(names) + 1.5))
     y = np.arange(len(names))
-    ax.barh(y - 0.2, [r["memcpy"] / r["dml_1"] for r in shown], 0.4, label="vs memcpy, 1 thread")
-    ax.barh(y + 0.2, [r["numpy"] / r["dml_1"] for r in shown], 0.4, label="vs NumPy, 1 thread")
+    ax.barh(y - 0.2, [r["memcpy_1"] / r["dml_1"] for r in shown], 0.4,
+            label="vs memcpy, 1 thread")
+    ax.barh(y + 0.2, [r["numpy_1"] / r["dml_1"] for r in shown], 0.4, label="vs NumPy, 1 thread")
     ax.set_yticks(y, names, fontsize=7)
     ax.axvline(1.0, color="k", lw=0.5)
     ax.set_xlabel("speed ratio (higher: dmlcpu faster)")
@@ -487,8 +499,7 @@ def main(argv=None):
         "".join(", %s %s" % (k, info[k]) for k in ("torch", "onnxruntime") if k in info)))
     print("active ISA: %s; threads: %d (ratios > 1: dmlcpu faster; memcpy = np.copyto of the "
           "output's bytes)" % (info["active_isa"], all_threads))
-    budget = 0.12 if args.quick else 0.6
-    memcpy_cache = {}
+    budget = 0.25 if args.quick else 1.5
     rows = []
     group = None
     for w in suite(args.quick):
@@ -497,7 +508,7 @@ def main(argv=None):
         if w.group != group:
             group = w.group
             print("-- %s" % group)
-        row = run_workload(w, budget, all_threads, memcpy_cache)
+        row = run_workload(w, budget, all_threads)
         rows.append(row)
         print(format_row(row), flush=True)
     if args.json:
