@@ -44,16 +44,21 @@ dmlcpu_copy_run_fn dmlcpu_copy_kernel(size_t elsize, dmlcpu_run_layout layout) {
 
 /*
  * One copy, planned: dims [0, outer) are walked by the odometer; each step copies a "panel":
- * one run (blocked = 0) or, blocked, dims outer (rows) and outer + 1 (the run) in blocks.
- * Parallel work is either a range of flat outer indices, or (split_panel) a range of the
- * panel's rows / run elements for every outer index.
+ * one run (PANEL_RUN), or dims outer (rows) and outer + 1 (the run) together, in square blocks
+ * (PANEL_BLOCKED) or streamed into a packed destination (PANEL_ROWS). Parallel work is either a
+ * range of flat outer indices, or (split_panel) a range of the panel's rows / run elements for
+ * every outer index.
  */
+typedef enum panel_kind { PANEL_RUN = 0, PANEL_BLOCKED = 1, PANEL_ROWS = 2 } panel_kind;
+
 typedef struct copy_plan {
     const dmlcpu_pair *p;
     dmlcpu_copy_run_fn kernel;
     size_t unit;          /* bytes per kernel element: elsize, or 1 for a packed run of bytes */
     int32_t outer;        /* dims walked by the odometer */
-    int blocked;
+    panel_kind kind;
+    int streams;          /* non-temporal stores: fence after the chunk */
+    dmlcpu_copy_rows_fn rows_kernel;
     int64_t rows, run;    /* panel shape: rows = 1 unless blocked; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
     int64_t outer_count;  /* product of sizes[0, outer) */
@@ -63,8 +68,13 @@ typedef struct copy_plan {
 } copy_plan;
 
 static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t lo, int64_t hi) {
-    if (!c->blocked) {
+    if (c->kind == PANEL_RUN) {
         c->kernel(dst + lo * c->ds, c->ds, src + lo * c->ss, c->ss, (size_t)(hi - lo));
+        return;
+    }
+    if (c->kind == PANEL_ROWS) {
+        c->rows_kernel(dst + lo * c->row_ds, src + lo * c->row_ss, c->row_ss, (size_t)c->run,
+                       (size_t)(hi - lo));
         return;
     }
     /* rows [lo, hi) of the panel, in blocks; each block reads a narrow band of source lines */
@@ -123,8 +133,9 @@ static void copy_chunk(void *ctx, int chunk, int chunks) {
         if (lo < hi) copy_range(c, 0, c->outer_count, lo, hi);
     } else {
         share(c->outer_count, 1, chunk, chunks, &lo, &hi);
-        copy_range(c, lo, hi, 0, c->blocked ? c->rows : c->run);
+        copy_range(c, lo, hi, 0, c->kind == PANEL_RUN ? c->run : c->rows);
     }
+    if (c->streams) dmlcpu_store_fence(); /* before this thread reports the chunk done */
 }
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
@@ -149,20 +160,31 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
         c.kernel = table->copy.run[0][layout];
-        if (total_bytes >= STREAM_MIN_BYTES && c.run * (int64_t)elsize >= STREAM_MIN_RUN_BYTES &&
-            table->copy.stream != NULL)
-            c.kernel = table->copy.stream;
         c.unit = 1;
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
+        if (total_bytes >= STREAM_MIN_BYTES && c.run >= STREAM_MIN_RUN_BYTES &&
+            table->copy.stream != NULL) {
+            c.kernel = table->copy.stream;
+            c.streams = 1;
+        } else if (total_bytes >= STREAM_MIN_BYTES && inner >= 1 && c.run >= 64 &&
+                   p->dst_strides[inner - 1] == c.run && table->copy.stream_rows != NULL) {
+            /* shorter runs, but packed one after the other in the destination */
+            c.kind = PANEL_ROWS;
+            c.streams = 1;
+            c.rows_kernel = table->copy.stream_rows;
+            c.rows = p->sizes[inner - 1];
+            c.row_ds = (ptrdiff_t)p->dst_strides[inner - 1];
+            c.row_ss = (ptrdiff_t)p->src_strides[inner - 1];
+        }
     } else if (layout == DMLCPU_RUN_GATHER && inner >= 1 && abs64(c.ss) >= TRANSPOSE_MIN_STRIDE &&
                abs64(p->src_strides[inner - 1]) < abs64(c.ss) && p->sizes[inner - 1] >= 2 * 8) {
-        c.blocked = 1;
+        c.kind = PANEL_BLOCKED;
         c.rows = p->sizes[inner - 1];
         c.row_ds = (ptrdiff_t)p->dst_strides[inner - 1];
         c.row_ss = (ptrdiff_t)p->src_strides[inner - 1];
     }
-    c.outer = inner - c.blocked;
+    c.outer = inner - (c.kind == PANEL_RUN ? 0 : 1);
     c.outer_count = 1;
     for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d];
 
@@ -175,15 +197,15 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     if (threads > 1 && c.outer_count < threads) {
         /* too few outer steps to share: cut each panel instead */
         c.split_panel = 1;
-        c.panel_split = c.blocked ? c.rows : c.run;
-        c.split_align = c.blocked ? TRANSPOSE_BLOCK_ROWS : (c.unit == 1 ? 64 : 16);
+        c.panel_split = c.kind == PANEL_RUN ? c.run : c.rows;
+        c.split_align = c.kind != PANEL_RUN ? TRANSPOSE_BLOCK_ROWS : (c.unit == 1 ? 64 : 16);
         int64_t pieces = (c.panel_split + c.split_align - 1) / c.split_align;
         if (pieces < threads) threads = (int)pieces;
     }
     if (threads > 1) {
         dmlcpu_parallel(copy_chunk, &c, threads);
     } else {
-        copy_range(&c, 0, c.outer_count, 0, c.blocked ? c.rows : c.run);
+        copy_chunk(&c, 0, 1);
     }
 }
 

@@ -52,12 +52,17 @@ static void overlay_copy(dmlcpu_dispatch *t, int isa) {
         t->copy.stream = k->stream;
         t->copy_isa.stream = (int8_t)isa;
     }
+    if (k->stream_rows != NULL) {
+        t->copy.stream_rows = k->stream_rows;
+        t->copy_isa.stream_rows = (int8_t)isa;
+    }
 }
 
 /* Scalar first, then every usable ISA up to cap, narrower before wider. */
 static void build_table(dmlcpu_dispatch *t, int cap) {
     memset(t, 0, sizeof *t);
     t->copy_isa.stream = -1;
+    t->copy_isa.stream_rows = -1;
     for (int isa = 0; isa <= cap; isa++)
         if (usable_isas & (1u << isa)) overlay_copy(t, isa);
 }
@@ -173,7 +178,7 @@ dmlcpu_status dmlcpu_force_isa(int isa) {
     return DMLCPU_OK;
 }
 
-/* Slot listing: widths x layouts of the copy runs, then the streaming copy. */
+/* Slot listing: widths x layouts of the copy runs, then the streaming copies. */
 static const char *const copy_slot_names[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT] = {
     {"x8_copy_cc", "x8_copy_gc", "x8_copy_sc", "x8_copy_ss", "x8_copy_bc"},
     {"x16_copy_cc", "x16_copy_gc", "x16_copy_sc", "x16_copy_ss", "x16_copy_bc"},
@@ -181,12 +186,13 @@ static const char *const copy_slot_names[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_C
     {"x64_copy_cc", "x64_copy_gc", "x64_copy_sc", "x64_copy_ss", "x64_copy_bc"}};
 #define COPY_RUN_SLOTS (DMLCPU_COPY_WIDTHS * DMLCPU_RUN_LAYOUT_COUNT)
 
-int dmlcpu_kernel_slot_count(void) { return COPY_RUN_SLOTS + 1; }
+int dmlcpu_kernel_slot_count(void) { return COPY_RUN_SLOTS + 2; }
 
 const char *dmlcpu_kernel_slot_name(int slot) {
     if (slot >= 0 && slot < COPY_RUN_SLOTS)
         return copy_slot_names[slot / DMLCPU_RUN_LAYOUT_COUNT][slot % DMLCPU_RUN_LAYOUT_COUNT];
     if (slot == COPY_RUN_SLOTS) return "copy_stream";
+    if (slot == COPY_RUN_SLOTS + 1) return "copy_stream_rows";
     return NULL;
 }
 
@@ -196,5 +202,6 @@ int dmlcpu_kernel_slot_isa(int slot) {
     if (slot >= 0 && slot < COPY_RUN_SLOTS)
         return t->copy_isa.run[slot / DMLCPU_RUN_LAYOUT_COUNT][slot % DMLCPU_RUN_LAYOUT_COUNT];
     if (slot == COPY_RUN_SLOTS) return t->copy_isa.stream;
+    if (slot == COPY_RUN_SLOTS + 1) return t->copy_isa.stream_rows;
     return -1;
 }

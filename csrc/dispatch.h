@@ -14,16 +14,24 @@
 
 #define DMLCPU_COPY_WIDTHS 4 /* 1, 2, 4, 8 bytes */
 
+/* Copies rows of row_bytes each, src rows src_row_stride apart, into one packed destination. */
+typedef void (*dmlcpu_copy_rows_fn)(char *dst, const char *src, ptrdiff_t src_row_stride,
+                                    size_t row_bytes, size_t rows);
+
 typedef struct dmlcpu_copy_kernels {
     dmlcpu_copy_run_fn run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
     /* Contiguous bytes with non-temporal stores, for outputs far larger than the caches;
      * NULL when the ISA has none (the contiguous run kernel is used). */
     dmlcpu_copy_run_fn stream;
+    /* Packed destination filled from rows of at least 64 bytes, with non-temporal stores of
+     * whole aligned lines even where a line straddles two rows; NULL when the ISA has none. */
+    dmlcpu_copy_rows_fn stream_rows;
 } dmlcpu_copy_kernels;
 
 typedef struct dmlcpu_copy_isas {
     int8_t run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
     int8_t stream;
+    int8_t stream_rows;
 } dmlcpu_copy_isas;
 
 typedef struct dmlcpu_dispatch {
@@ -38,6 +46,14 @@ const dmlcpu_dispatch *dmlcpu_dispatch_table(void);
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__scalar;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512;
+
+/* Orders non-temporal stores before what follows (the end of a streaming copy); baseline SSE. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h>
+static inline void dmlcpu_store_fence(void) { _mm_sfence(); }
+#else
+static inline void dmlcpu_store_fence(void) {}
+#endif
 
 /* cpu.c */
 uint32_t dmlcpu_detect_cpu_features(void);

@@ -22,4 +22,5 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2 = {
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x64_copy_bc_vec)},
         },
     .stream = DMLCPU_KERNEL(dmlcpu_copy_stream),
+    .stream_rows = DMLCPU_KERNEL(dmlcpu_copy_stream_rows),
 };

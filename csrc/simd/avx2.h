@@ -7,6 +7,7 @@
 #define DMLCPU_SIMD_AVX2_H
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #define DMLCPU_VEC_BYTES 32
 typedef __m256i dmlcpu_vec;
@@ -16,11 +17,17 @@ static inline dmlcpu_vec dmlcpu_vec_load(const void *p) { return _mm256_loadu_si
 static inline void dmlcpu_vec_store(void *p, dmlcpu_vec v) { _mm256_storeu_si256((__m256i *)p, v); }
 /* p must be DMLCPU_VEC_BYTES-aligned */
 static inline void dmlcpu_vec_stream(void *p, dmlcpu_vec v) { _mm256_stream_si256((__m256i *)p, v); }
-static inline void dmlcpu_vec_stream_fence(void) { _mm_sfence(); }
 static inline dmlcpu_vec dmlcpu_vec_fill8(uint8_t x) { return _mm256_set1_epi8((char)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill16(uint16_t x) { return _mm256_set1_epi16((short)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill32(uint32_t x) { return _mm256_set1_epi32((int)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm256_set1_epi64x((long long)x); }
+/* bytes [0, b) from a, bytes [b, 32) from next + [b, 32) (AVX2 has no byte-masked loads) */
+static inline dmlcpu_vec dmlcpu_vec_load_split(const char *a, size_t b, const char *next) {
+    char tmp[32];
+    memcpy(tmp, a, b);
+    memcpy(tmp + b, next + b, 32 - b);
+    return dmlcpu_vec_load(tmp);
+}
 /* from 32-bit lanes holding 0 or -1 */
 static inline dmlcpu_vmask32 dmlcpu_vmask32_from_lanes(const int32_t *w) { return dmlcpu_vec_load(w); }
 /* 32-bit lane i of the result is lane idx[i] (0..15) of the 16-lane concatenation a:b. */

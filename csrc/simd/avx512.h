@@ -17,11 +17,15 @@ static inline dmlcpu_vec dmlcpu_vec_load(const void *p) { return _mm512_loadu_si
 static inline void dmlcpu_vec_store(void *p, dmlcpu_vec v) { _mm512_storeu_si512(p, v); }
 /* p must be DMLCPU_VEC_BYTES-aligned */
 static inline void dmlcpu_vec_stream(void *p, dmlcpu_vec v) { _mm512_stream_si512((__m512i *)p, v); }
-static inline void dmlcpu_vec_stream_fence(void) { _mm_sfence(); }
 static inline dmlcpu_vec dmlcpu_vec_fill8(uint8_t x) { return _mm512_set1_epi8((char)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill16(uint16_t x) { return _mm512_set1_epi16((short)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill32(uint32_t x) { return _mm512_set1_epi32((int)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+/* bytes [0, b) from a, bytes [b, 64) from next + [b, 64); masked lanes are not read */
+static inline dmlcpu_vec dmlcpu_vec_load_split(const char *a, size_t b, const char *next) {
+    __mmask64 low = b >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << b) - 1);
+    return _mm512_mask_loadu_epi8(_mm512_maskz_loadu_epi8(low, a), ~low, next);
+}
 /* from 32-bit lanes holding 0 or -1 */
 static inline dmlcpu_vmask32 dmlcpu_vmask32_from_lanes(const int32_t *w) {
     return _mm512_test_epi32_mask(dmlcpu_vec_load(w), dmlcpu_vec_load(w));
