@@ -94,6 +94,26 @@ def test_streaming_copy(isa, shape, mis):
     assert np.array_equal(dst, expected)
 
 
+@pytest.mark.parametrize("row,src_row,mis", [(64, 100, 0), (65, 4096, 1), (100, 130, 16),
+                                             (1000, 1024, 3), (2496, 4096, 16), (16383, 16500, 5)])
+def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
+    """Rows shorter than a streamed run, packed in the destination, > 4 MiB in all: vectors
+    straddle rows; forwards and backwards source rows."""
+    rng = np.random.default_rng(row)
+    rows = (5 << 20) // row + 3
+    src = rng.integers(0, 256, size=rows * src_row + 64, dtype=np.uint8)
+    for forwards in (True, False):
+        dst = np.zeros(rows * row + 2 * mis + 64, dtype=np.uint8)
+        start, step = (mis, src_row) if forwards else (mis + (rows - 1) * src_row, -src_row)
+        expected = dst.copy()
+        expected[mis:mis + rows * row] = np.lib.stride_tricks.as_strided(
+            src[start:], (rows, row), (step, 1)).reshape(-1)
+        plan = Plan(1, 1, [("copy", (1, mis, [rows, row], [row, 1]),
+                            (0, start, [rows, row], [step, 1]), 1)])
+        plan.run([src], [dst])
+        assert np.array_equal(dst, expected), forwards
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.int64])
 @pytest.mark.parametrize("shape", [(5, 3), (17, 33), (300, 257), (64, 1024), (1031, 129)])
 def test_transpose_blocked(isa, dtype, shape):
@@ -258,6 +278,24 @@ for isa in sys.argv[1:]:
                     want = np.lib.stride_tricks.as_strided(
                         mem[start:], (n, e), (stride, 1)).reshape(-1)
                     assert np.array_equal(out, want), (isa, e, k, n, start, stride)
+# rows streamed into a packed destination, the last source row flush against page 3
+big = mmap.mmap(-1, (2 << 20) * 3 + 2 * page)
+big_base = ctypes.addressof(ctypes.c_char.from_buffer(big))
+limit = len(big) - page
+assert libc.mprotect(big_base + limit, page, 0) == 0
+bigmem = np.frombuffer(big, dtype=np.uint8)
+bigmem[:limit] = np.arange(limit, dtype=np.uint64).astype(np.uint8)
+for isa in sys.argv[1:]:
+    _core._force_isa(isa)
+    for row in (64, 100, 1000):
+        rows = (5 << 20) // row
+        span = (rows - 1) * (row + 3) + row
+        start = limit - span
+        out = np.zeros(rows * row, np.uint8)
+        Plan(1, 1, [("copy", (1, 0, [rows, row], [row, 1]),
+                     (0, start, [rows, row], [row + 3, 1]), 1)]).run([bigmem[:limit]], [out])
+        want = np.lib.stride_tricks.as_strided(bigmem[start:], (rows, row), (row + 3, 1))
+        assert np.array_equal(out, want.reshape(-1)), (isa, row)
 print("ok")
 """
 

@@ -91,6 +91,19 @@ def test_transpose_and_gather_identical_across_thread_counts():
     assert_all_equal(with_each_count(run), [x.T.copy(), g[:, 1:-1:2].copy()])
 
 
+def test_streamed_rows_identical_across_thread_counts():
+    """Packed destination filled row by row with streaming stores, split between threads."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 256, size=(2, 3000, 1500), dtype=np.uint8)
+    expected = [x[:, :, 3:1003].copy(), x[:, :, 1003:].copy()]
+    assert_all_equal(with_each_count(
+        lambda: dmlcpu.split(x[:, :, 3:], axis=2, output_axis_sizes=[1000, 497])), expected)
+    x1 = x[:1]  # one outer index: the rows themselves are shared out
+    assert_all_equal(with_each_count(
+        lambda: dmlcpu.split(x1, axis=2, output_axis_sizes=[1400, 100])),
+        [x1[:, :, :1400].copy(), x1[:, :, 1400:].copy()])
+
+
 def test_set_get_num_threads():
     for n in (1, 2, 5, 256):
         dmlcpu.set_num_threads(n)
