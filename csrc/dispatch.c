@@ -58,6 +58,37 @@ static void overlay_copy(dmlcpu_dispatch *t, int isa) {
     }
 }
 
+/* ---- scan section */
+typedef const dmlcpu_scan_kernels scan_table[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
+
+static scan_table *scan_kernels_of(int isa) {
+    switch (isa) {
+    case DMLCPU_ISA_SCALAR: return &dmlcpu_scan_kernels__scalar;
+#if defined(DMLCPU_HAVE_X86_KERNELS)
+    case DMLCPU_ISA_AVX2: return &dmlcpu_scan_kernels__avx2;
+    case DMLCPU_ISA_AVX512: return &dmlcpu_scan_kernels__avx512;
+#endif
+    }
+    return NULL;
+}
+
+static void overlay_scan(dmlcpu_dispatch *t, int isa) {
+    scan_table *k = scan_kernels_of(isa);
+    if (k == NULL) return;
+    for (int ty = 0; ty < DMLCPU_SCAN_TYPE_COUNT; ty++)
+        for (int op = 0; op < DMLCPU_SCAN_OP_COUNT; op++) {
+            if ((*k)[ty][op].outer != NULL) {
+                t->scan[ty][op].outer = (*k)[ty][op].outer;
+                t->scan_isa.outer[ty][op] = (int8_t)isa;
+            }
+            if ((*k)[ty][op].line != NULL) {
+                t->scan[ty][op].line = (*k)[ty][op].line;
+                t->scan_isa.line[ty][op] = (int8_t)isa;
+            }
+        }
+}
+/* ---- end of the scan section */
+
 /* Scalar first, then every usable ISA up to cap, narrower before wider. */
 static void build_table(dmlcpu_dispatch *t, int cap) {
     memset(t, 0, sizeof *t);
@@ -65,6 +96,8 @@ static void build_table(dmlcpu_dispatch *t, int cap) {
     t->copy_isa.stream_rows = -1;
     for (int isa = 0; isa <= cap; isa++)
         if (usable_isas & (1u << isa)) overlay_copy(t, isa);
+    for (int isa = 0; isa <= cap; isa++)
+        if (usable_isas & (1u << isa)) overlay_scan(t, isa);
 }
 
 static int isa_from_name(const char *name, size_t len) {
@@ -186,13 +219,36 @@ static const char *const copy_slot_names[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_C
     {"x64_copy_cc", "x64_copy_gc", "x64_copy_sc", "x64_copy_ss", "x64_copy_bc"}};
 #define COPY_RUN_SLOTS (DMLCPU_COPY_WIDTHS * DMLCPU_RUN_LAYOUT_COUNT)
 
-int dmlcpu_kernel_slot_count(void) { return COPY_RUN_SLOTS + 2; }
+#define COPY_SLOTS (COPY_RUN_SLOTS + 2)
+
+/* ---- scan section of the listing: type x op x (outer, line), after the copy slots */
+static const char *const scan_slot_names[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT][2] = {
+    {{"u8_cumsum_outer", "u8_cumsum_line"}, {"u8_cumprod_outer", "u8_cumprod_line"}},
+    {{"u16_cumsum_outer", "u16_cumsum_line"}, {"u16_cumprod_outer", "u16_cumprod_line"}},
+    {{"u32_cumsum_outer", "u32_cumsum_line"}, {"u32_cumprod_outer", "u32_cumprod_line"}},
+    {{"u64_cumsum_outer", "u64_cumsum_line"}, {"u64_cumprod_outer", "u64_cumprod_line"}},
+    {{"f16_cumsum_outer", "f16_cumsum_line"}, {"f16_cumprod_outer", "f16_cumprod_line"}},
+    {{"f32_cumsum_outer", "f32_cumsum_line"}, {"f32_cumprod_outer", "f32_cumprod_line"}},
+    {{"f64_cumsum_outer", "f64_cumsum_line"}, {"f64_cumprod_outer", "f64_cumprod_line"}}};
+#define SCAN_SLOTS (DMLCPU_SCAN_TYPE_COUNT * DMLCPU_SCAN_OP_COUNT * 2)
+
+static int scan_slot_isa(const dmlcpu_dispatch *t, int s) {
+    int ty = s / (DMLCPU_SCAN_OP_COUNT * 2), op = s / 2 % DMLCPU_SCAN_OP_COUNT;
+    return s % 2 ? t->scan_isa.line[ty][op] : t->scan_isa.outer[ty][op];
+}
+/* ---- end of the scan section */
+
+int dmlcpu_kernel_slot_count(void) { return COPY_SLOTS + SCAN_SLOTS; }
 
 const char *dmlcpu_kernel_slot_name(int slot) {
     if (slot >= 0 && slot < COPY_RUN_SLOTS)
         return copy_slot_names[slot / DMLCPU_RUN_LAYOUT_COUNT][slot % DMLCPU_RUN_LAYOUT_COUNT];
     if (slot == COPY_RUN_SLOTS) return "copy_stream";
     if (slot == COPY_RUN_SLOTS + 1) return "copy_stream_rows";
+    if (slot >= COPY_SLOTS && slot < COPY_SLOTS + SCAN_SLOTS) {
+        int s = slot - COPY_SLOTS;
+        return scan_slot_names[s / (DMLCPU_SCAN_OP_COUNT * 2)][s / 2 % DMLCPU_SCAN_OP_COUNT][s % 2];
+    }
     return NULL;
 }
 
@@ -203,5 +259,6 @@ int dmlcpu_kernel_slot_isa(int slot) {
         return t->copy_isa.run[slot / DMLCPU_RUN_LAYOUT_COUNT][slot % DMLCPU_RUN_LAYOUT_COUNT];
     if (slot == COPY_RUN_SLOTS) return t->copy_isa.stream;
     if (slot == COPY_RUN_SLOTS + 1) return t->copy_isa.stream_rows;
+    if (slot >= COPY_SLOTS && slot < COPY_SLOTS + SCAN_SLOTS) return scan_slot_isa(t, slot - COPY_SLOTS);
     return -1;
 }

@@ -34,9 +34,25 @@ typedef struct dmlcpu_copy_isas {
     int8_t stream_rows;
 } dmlcpu_copy_isas;
 
+/* ---- scan section: one outer and one line kernel per scan type and operation (internal.h). An
+ * ISA unit exports a full-size table of dmlcpu_scan_kernels with NULL where it has no faster
+ * kernel. */
+typedef struct dmlcpu_scan_isas {
+    int8_t outer[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
+    int8_t line[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
+} dmlcpu_scan_isas;
+
+extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx2[DMLCPU_SCAN_TYPE_COUNT]
+                                                          [DMLCPU_SCAN_OP_COUNT];
+extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx512[DMLCPU_SCAN_TYPE_COUNT]
+                                                            [DMLCPU_SCAN_OP_COUNT];
+/* ---- end of the scan section */
+
 typedef struct dmlcpu_dispatch {
     dmlcpu_copy_kernels copy;
     dmlcpu_copy_isas copy_isa; /* which ISA filled each slot, for show_config */
+    dmlcpu_scan_kernels scan[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
+    dmlcpu_scan_isas scan_isa;
 } dmlcpu_dispatch;
 
 /* The active table; initializes on first use. Never NULL, never changes under a caller. */

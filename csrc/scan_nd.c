@@ -8,8 +8,18 @@
  * Both carry the total in an accumulator instead of re-reading out[k-1]: each element is read
  * before its address is written, so in place needs no temporary, and FLOAT16 can accumulate in
  * FLOAT32 (only the written values are rounded to half).
+ *
+ * Kernels come from the dispatch table (the widest usable ISA that measured faster, per slot).
+ * A large scan is cut into contiguous ranges of independent scans (columns for outer, lines for
+ * line) run by the thread pool: each scan is computed whole by one kernel call, with the same
+ * operations in the same order, so the bits never depend on the thread count.
  */
-#include "internal.h"
+#include "dispatch.h"
+
+/* Below this many bytes one thread does it all (waking the pool costs ~10-20 us)... */
+#define PARALLEL_MIN_BYTES ((int64_t)1 << 20)
+/* ... and each thread gets at least this much. */
+#define PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
 
 static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
     switch (dtype) {
@@ -25,33 +35,62 @@ static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
 }
 
 /*
- * Runs the kernel once per position of the outer dims of `rest` (all but its innermost, which
- * the kernel walks as `across`), with an odometer.
+ * The scans of one call: `positions` odometer positions of the outer dims of `rest` (all but its
+ * innermost) times `across` scans at each (rest's innermost dim, which the kernel walks). Flat
+ * index f = position * across + column names one scan.
  */
-static void scan_blocks(dmlcpu_scan_fn kernel, const dmlcpu_pair *rest, ptrdiff_t dst_axis,
-                        ptrdiff_t src_axis, size_t axis_len, int exclusive) {
-    int32_t inner = rest->ndim - 1;
-    ptrdiff_t dst_across = (ptrdiff_t)rest->dst_strides[inner];
-    ptrdiff_t src_across = (ptrdiff_t)rest->src_strides[inner];
-    size_t across = (size_t)rest->sizes[inner];
+typedef struct scan_plan {
+    dmlcpu_scan_fn kernel;
+    const dmlcpu_pair *rest;
+    ptrdiff_t dst_axis, src_axis;
+    size_t axis_len;
+    int exclusive;
+    int64_t positions, across;
+    int64_t align; /* chunk boundaries fall on multiples of this many scans */
+} scan_plan;
+
+/* Scans [begin, end) in flat order, one kernel call per position (or part of one). */
+static void scan_range(const scan_plan *c, int64_t begin, int64_t end) {
+    const dmlcpu_pair *p = c->rest;
+    int32_t inner = p->ndim - 1;
+    ptrdiff_t dst_across = (ptrdiff_t)p->dst_strides[inner];
+    ptrdiff_t src_across = (ptrdiff_t)p->src_strides[inner];
     int64_t index[DMLCPU_MAX_DIMS] = {0};
-    char *dst = rest->dst;
-    const char *src = rest->src;
-    for (;;) {
-        kernel(dst, dst_axis, dst_across, src, src_axis, src_across, axis_len, across, exclusive);
-        int32_t d = inner - 1;
-        for (; d >= 0; d--) {
-            if (++index[d] < rest->sizes[d]) {
-                dst += rest->dst_strides[d];
-                src += rest->src_strides[d];
-                break;
-            }
-            dst -= rest->dst_strides[d] * (rest->sizes[d] - 1);
-            src -= rest->src_strides[d] * (rest->sizes[d] - 1);
+    int64_t pos = begin / c->across, col = begin % c->across;
+    char *dst = p->dst;
+    const char *src = p->src;
+    int64_t rest = pos;
+    for (int32_t d = inner - 1; d >= 0; d--) {
+        index[d] = rest % p->sizes[d];
+        rest /= p->sizes[d];
+        dst += index[d] * p->dst_strides[d];
+        src += index[d] * p->src_strides[d];
+    }
+    for (int64_t f = begin; f < end; pos++, col = 0) {
+        int64_t n = c->across - col < end - f ? c->across - col : end - f;
+        c->kernel(dst + col * dst_across, c->dst_axis, dst_across, src + col * src_across,
+                  c->src_axis, src_across, c->axis_len, (size_t)n, c->exclusive);
+        f += n;
+        if (f >= end) break;
+        for (int32_t d = inner - 1; d >= 0; d--) {
+            dst += p->dst_strides[d];
+            src += p->src_strides[d];
+            if (++index[d] < p->sizes[d]) break;
+            dst -= p->dst_strides[d] * p->sizes[d];
+            src -= p->src_strides[d] * p->sizes[d];
             index[d] = 0;
         }
-        if (d < 0) return;
     }
+}
+
+/* Chunk i of n: an even share of the scans, boundaries on multiples of align. */
+static void scan_chunk(void *ctx, int chunk, int chunks) {
+    const scan_plan *c = ctx;
+    int64_t total = c->positions * c->across;
+    int64_t units = (total + c->align - 1) / c->align;
+    int64_t lo = units * chunk / chunks * c->align, hi = units * (chunk + 1) / chunks * c->align;
+    if (hi > total) hi = total;
+    if (lo < hi) scan_range(c, lo, hi);
 }
 
 dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu_dtype dtype,
@@ -95,8 +134,31 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
     int64_t inner_stride = rest.dst_strides[rest.ndim - 1]; /* >= 0 after normalization */
     int64_t axis_step = dst_axis < 0 ? -dst_axis : dst_axis;
     int outer = inner_size > 1 && (axis_len == 1 || inner_stride < axis_step);
-    const dmlcpu_scan_kernels *kernels = &dmlcpu_scan_kernels__scalar[type][op];
-    scan_blocks(outer ? kernels->outer : kernels->line, &rest, (ptrdiff_t)dst_axis,
-                (ptrdiff_t)src_axis, (size_t)axis_len, exclusive != 0);
+    const dmlcpu_scan_kernels *kernels = &dmlcpu_dispatch_table()->scan[type][op];
+    scan_plan c = {0};
+    c.kernel = outer ? kernels->outer : kernels->line;
+    c.rest = &rest;
+    c.dst_axis = (ptrdiff_t)dst_axis;
+    c.src_axis = (ptrdiff_t)src_axis;
+    c.axis_len = (size_t)axis_len;
+    c.exclusive = exclusive != 0;
+    c.across = rest.sizes[rest.ndim - 1];
+    c.positions = 1;
+    for (int32_t d = 0; d + 1 < rest.ndim; d++) c.positions *= rest.sizes[d];
+    /* outer: whole cache lines of columns per chunk; line: whole groups of 16 lines */
+    c.align = outer ? (int64_t)(64 / elsize) : 16;
+
+    int64_t scans = c.positions * c.across; /* every product here divides the element count */
+    int64_t total_bytes = scans * axis_len * (int64_t)elsize;
+    int threads = 1;
+    if (total_bytes >= PARALLEL_MIN_BYTES) {
+        int64_t by_size = total_bytes / PARALLEL_CHUNK_BYTES;
+        int64_t by_scans = (scans + c.align - 1) / c.align;
+        threads = dmlcpu_get_num_threads();
+        if (by_size < threads) threads = (int)by_size;
+        if (by_scans < threads) threads = (int)by_scans;
+    }
+    if (threads > 1) dmlcpu_parallel(scan_chunk, &c, threads);
+    else scan_range(&c, 0, scans);
     return DMLCPU_OK;
 }

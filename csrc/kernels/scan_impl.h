@@ -26,8 +26,12 @@
 #define DMLCPU_KERNEL(name) DMLCPU_CAT(name, DMLCPU_ISA)
 #endif
 
-/* Columns an outer kernel carries at once: the accumulator row lives on the stack. */
-#define DMLCPU_SCAN_BLOCK 256
+/* Bytes of accumulators an outer kernel carries at once, on the stack: a block of columns as
+ * wide as a whole 4096-float row keeps the row walks sequential (the prefetchers follow them),
+ * while the accumulators stay in L1 (benchmarks/NOTES.md). */
+#ifndef DMLCPU_SCAN_BLOCK_BYTES
+#define DMLCPU_SCAN_BLOCK_BYTES 16384
+#endif
 
 /* Loads convert an element to the accumulator type; stores convert back. */
 #define DMLCPU_DEFINE_SCAN_ACCESS(TYPE, T, A, TO_ACC, FROM_ACC)                                 \
@@ -46,7 +50,13 @@ DMLCPU_DEFINE_SCAN_ACCESS(u8, uint8_t, uint8_t, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SA
 DMLCPU_DEFINE_SCAN_ACCESS(u16, uint16_t, uint16_t, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
 DMLCPU_DEFINE_SCAN_ACCESS(u32, uint32_t, uint32_t, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
 DMLCPU_DEFINE_SCAN_ACCESS(u64, uint64_t, uint64_t, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
-DMLCPU_DEFINE_SCAN_ACCESS(f16, uint16_t, float, dmlcpu_f16_to_f32, dmlcpu_f32_to_f16)
+/* An ISA unit with F16C replaces the portable half conversions with the instructions (the tests
+ * check the two agree on every half). */
+#ifndef DMLCPU_SCAN_F16_TO_F32
+#define DMLCPU_SCAN_F16_TO_F32 dmlcpu_f16_to_f32
+#define DMLCPU_SCAN_F32_TO_F16 dmlcpu_f32_to_f16
+#endif
+DMLCPU_DEFINE_SCAN_ACCESS(f16, uint16_t, float, DMLCPU_SCAN_F16_TO_F32, DMLCPU_SCAN_F32_TO_F16)
 DMLCPU_DEFINE_SCAN_ACCESS(f32, float, float, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
 DMLCPU_DEFINE_SCAN_ACCESS(f64, double, double, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
 
@@ -124,9 +134,10 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,     \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,               \
         size_t across, int exclusive) {                                                         \
-        A acc[DMLCPU_SCAN_BLOCK];                                                               \
-        for (size_t j0 = 0; j0 < across; j0 += DMLCPU_SCAN_BLOCK) {                             \
-            size_t n = across - j0 < DMLCPU_SCAN_BLOCK ? across - j0 : DMLCPU_SCAN_BLOCK;       \
+        enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };                                   \
+        A acc[BLOCK];                                                                           \
+        for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                         \
+            size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;                               \
             char *out = dst + (ptrdiff_t)j0 * dst_across_stride;                                \
             const char *in = src + (ptrdiff_t)j0 * src_across_stride;                           \
             for (size_t j = 0; j < n; j++) acc[j] = IDENTITY;                                   \
@@ -181,13 +192,237 @@ DMLCPU_DEFINE_SCAN(f32, cumprod, 4, float, 1.0f, 1.0f)
 DMLCPU_DEFINE_SCAN(f64, cumsum, 8, double, -0.0, 0.0)
 DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
 
-/* [dmlcpu_scan_type][dmlcpu_scan_op] */
+/*
+ * SIMD kernel bodies, defined here once and instantiated by the ISA units (scan_avx2.c,
+ * scan_avx512.c) after the per-ISA primitives they use, for an element TYPE:
+ *   dmlcpu_sv_TYPE              the vector type; DMLCPU_SV_W_TYPE lanes, one element each
+ *   dmlcpu_sv_TYPE_load/store   W consecutive elements <-> lanes (widened to the lane type)
+ *   dmlcpu_sv_TYPE_fill(A)      every lane set to one accumulator value
+ *   dmlcpu_sv_TYPE_OP(a, b)     the lane-wise operation, exactly the scalar COMBINE per lane
+ *   dmlcpu_sv_TYPE_lanes(v, A*) the lanes as accumulator values
+ *   dmlcpu_sv_TYPE_transpose(V r[W])  r[i] lane j <- r[j] lane i
+ * No lane ever combines with another lane, so each result is computed by the same operations
+ * in the same order as the scalar kernels: bit-identical whatever W is.
+ */
+
+/*
+ * Line kernel: W lines at once. A block of W elements of each of W lines is loaded (one vector
+ * per line), transposed so that vector i holds element i of every line, scanned vertically in
+ * walk order (lane j runs line j's sequential recurrence), transposed back and stored. Lines
+ * walked backwards (axis stride -ES) take the same blocks and scan the vectors from the last.
+ * Missing lines of the last group are identity lanes nobody stores; the elements past the last
+ * whole block continue from the lane totals with the scalar recurrence. Other strides, and
+ * lines shorter than one block, use the scalar kernel.
+ */
+#define DMLCPU_DEFINE_SCAN_LINE_SIMD(TYPE, OP, ES, A, IDENTITY, FIRST)                              \
+    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line_simd)(                                    \
+        char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
+        ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
+        size_t across, int exclusive) {                                                             \
+        enum { W = DMLCPU_SV_W_##TYPE };                                                            \
+        typedef dmlcpu_sv_##TYPE V;                                                                 \
+        int forward = src_axis_stride == (ptrdiff_t)ES && dst_axis_stride == (ptrdiff_t)ES;         \
+        int backward = src_axis_stride == -(ptrdiff_t)ES && dst_axis_stride == -(ptrdiff_t)ES;      \
+        if (axis_len < W || !(forward || backward)) {                                               \
+            DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(dst, dst_axis_stride, dst_across_stride,     \
+                                                       src, src_axis_stride, src_across_stride,     \
+                                                       axis_len, across, exclusive);                \
+            return;                                                                                 \
+        }                                                                                           \
+        const V identity = dmlcpu_sv_##TYPE##_fill(IDENTITY);                                       \
+        const V first = dmlcpu_sv_##TYPE##_fill(FIRST);                                             \
+        size_t full = axis_len / W * W;                                                             \
+        for (size_t l0 = 0; l0 < across; l0 += W) {                                                 \
+            size_t nl = across - l0 < W ? across - l0 : W;                                          \
+            char *out0 = dst + (ptrdiff_t)l0 * dst_across_stride;                                   \
+            const char *in0 = src + (ptrdiff_t)l0 * src_across_stride;                              \
+            V acc = identity;                                                                       \
+            for (size_t k0 = 0; k0 < full; k0 += W) {                                               \
+                /* the block's lowest address in each line */                                       \
+                ptrdiff_t off = forward ? (ptrdiff_t)(k0 * ES) : -(ptrdiff_t)((k0 + W - 1) * ES);   \
+                V r[W];                                                                             \
+                for (size_t j = 0; j < W; j++)                                                      \
+                    r[j] = j < nl ? dmlcpu_sv_##TYPE##_load(in0 + (ptrdiff_t)j * src_across_stride + off) \
+                                  : identity;                                                       \
+                dmlcpu_sv_##TYPE##_transpose(r);                                                    \
+                if (forward && !exclusive) {                                                        \
+                    for (size_t i = 0; i < W; i++) r[i] = acc = dmlcpu_sv_##TYPE##_##OP(acc, r[i]); \
+                } else if (forward) {                                                               \
+                    for (size_t i = 0; i < W; i++) {                                                \
+                        V x = r[i];                                                                 \
+                        r[i] = acc;                                                                 \
+                        acc = dmlcpu_sv_##TYPE##_##OP(acc, x);                                      \
+                    }                                                                               \
+                    if (k0 == 0) r[0] = first;                                                      \
+                } else if (!exclusive) {                                                            \
+                    for (size_t i = W; i-- > 0;) r[i] = acc = dmlcpu_sv_##TYPE##_##OP(acc, r[i]);   \
+                } else {                                                                            \
+                    for (size_t i = W; i-- > 0;) {                                                  \
+                        V x = r[i];                                                                 \
+                        r[i] = acc;                                                                 \
+                        acc = dmlcpu_sv_##TYPE##_##OP(acc, x);                                      \
+                    }                                                                               \
+                    if (k0 == 0) r[W - 1] = first;                                                  \
+                }                                                                                   \
+                dmlcpu_sv_##TYPE##_transpose(r);                                                    \
+                for (size_t j = 0; j < nl; j++)                                                     \
+                    dmlcpu_sv_##TYPE##_store(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]);  \
+            }                                                                                       \
+            if (full == axis_len) continue;                                                         \
+            A lanes[W];                                                                             \
+            dmlcpu_sv_##TYPE##_lanes(acc, lanes);                                                   \
+            for (size_t j = 0; j < nl; j++) {                                                       \
+                char *out = out0 + (ptrdiff_t)j * dst_across_stride;                                \
+                const char *in = in0 + (ptrdiff_t)j * src_across_stride;                            \
+                A a = lanes[j];                                                                     \
+                for (size_t k = full; k < axis_len; k++) {                                          \
+                    A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);           \
+                    if (exclusive) {                                                                \
+                        dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a);        \
+                        a = dmlcpu_##TYPE##_##OP(a, x);                                             \
+                    } else {                                                                        \
+                        a = dmlcpu_##TYPE##_##OP(a, x);                                             \
+                        dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a);        \
+                    }                                                                               \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+/*
+ * Integer sums along a line, for lines too few to fill the lanes (a single long line): an
+ * in-register prefix sum per vector (wrapping addition is associative, so any order gives the
+ * same bits), plus the running total broadcast from the previous vector. Needs
+ * dmlcpu_sv_TYPE_prefix_fwd / _prefix_bwd (inclusive sums towards higher / lower addresses),
+ * _bcast_hi / _bcast_lo (the highest / lowest lane everywhere) and _sub. Exclusive = inclusive
+ * minus the element. Many lines go to the transposing kernel.
+ */
+#define DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(TYPE, ES, A)                                             \
+    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_prefix)(                                  \
+        char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
+        ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
+        size_t across, int exclusive) {                                                             \
+        enum { W = DMLCPU_SV_W_##TYPE };                                                            \
+        typedef dmlcpu_sv_##TYPE V;                                                                 \
+        int forward = src_axis_stride == (ptrdiff_t)ES && dst_axis_stride == (ptrdiff_t)ES;         \
+        int backward = src_axis_stride == -(ptrdiff_t)ES && dst_axis_stride == -(ptrdiff_t)ES;      \
+        if (2 * across >= W || axis_len < W || !(forward || backward)) {                            \
+            DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_simd)(                                        \
+                dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,                      \
+                src_across_stride, axis_len, across, exclusive);                                    \
+            return;                                                                                 \
+        }                                                                                           \
+        size_t full = axis_len / W * W;                                                             \
+        for (size_t line = 0; line < across; line++) {                                              \
+            char *out = dst + (ptrdiff_t)line * dst_across_stride;                                  \
+            const char *in = src + (ptrdiff_t)line * src_across_stride;                             \
+            V carry = dmlcpu_sv_##TYPE##_fill(0);                                                   \
+            if (forward) {                                                                          \
+                for (size_t k0 = 0; k0 < full; k0 += W) {                                           \
+                    V x = dmlcpu_sv_##TYPE##_load(in + k0 * ES);                                    \
+                    V r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_fwd(x), carry);       \
+                    carry = dmlcpu_sv_##TYPE##_bcast_hi(r);                                         \
+                    dmlcpu_sv_##TYPE##_store(out + k0 * ES,                                         \
+                                             exclusive ? dmlcpu_sv_##TYPE##_sub(r, x) : r);         \
+                }                                                                                   \
+            } else {                                                                                \
+                for (size_t k0 = 0; k0 < full; k0 += W) {                                           \
+                    ptrdiff_t off = -(ptrdiff_t)((k0 + W - 1) * ES);                                \
+                    V x = dmlcpu_sv_##TYPE##_load(in + off);                                        \
+                    V r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_bwd(x), carry);       \
+                    carry = dmlcpu_sv_##TYPE##_bcast_lo(r);                                         \
+                    dmlcpu_sv_##TYPE##_store(out + off,                                             \
+                                             exclusive ? dmlcpu_sv_##TYPE##_sub(r, x) : r);         \
+                }                                                                                   \
+            }                                                                                       \
+            A lanes[W];                                                                             \
+            dmlcpu_sv_##TYPE##_lanes(carry, lanes);                                                 \
+            A a = lanes[0];                                                                         \
+            for (size_t k = full; k < axis_len; k++) {                                              \
+                A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);               \
+                if (exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
+                a = dmlcpu_##TYPE##_cumsum(a, x);                                                   \
+                if (!exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+/*
+ * Outer kernel with explicit vectors, for types the compiler does not widen well on its own
+ * (FLOAT16 through F16C): the same sweep as the portable outer kernel, a row at a time, W
+ * columns per vector; needs dmlcpu_sv_TYPE_acc_load / _acc_store (W accumulators from / to A[]).
+ */
+#define DMLCPU_DEFINE_SCAN_OUTER_SIMD(TYPE, OP, ES, A, IDENTITY, FIRST)                             \
+    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer_simd)(                                   \
+        char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
+        ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
+        size_t across, int exclusive) {                                                             \
+        enum { W = DMLCPU_SV_W_##TYPE, BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };               \
+        typedef dmlcpu_sv_##TYPE V;                                                                 \
+        if (dst_across_stride != (ptrdiff_t)ES || src_across_stride != (ptrdiff_t)ES || across < W) { \
+            DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(dst, dst_axis_stride, dst_across_stride,    \
+                                                        src, src_axis_stride, src_across_stride,    \
+                                                        axis_len, across, exclusive);               \
+            return;                                                                                 \
+        }                                                                                           \
+        A acc[BLOCK];                                                                               \
+        const V first = dmlcpu_sv_##TYPE##_fill(FIRST);                                             \
+        for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                             \
+            size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;                                   \
+            size_t nv = n / W * W;                                                                  \
+            char *out = dst + (ptrdiff_t)(j0 * ES);                                                 \
+            const char *in = src + (ptrdiff_t)(j0 * ES);                                            \
+            for (size_t j = 0; j < n; j++) acc[j] = IDENTITY;                                       \
+            for (size_t k = 0; k < axis_len; k++) {                                                 \
+                char *o = out + (ptrdiff_t)k * dst_axis_stride;                                     \
+                const char *s = in + (ptrdiff_t)k * src_axis_stride;                                \
+                if (!exclusive) {                                                                   \
+                    for (size_t j = 0; j < nv; j += W) {                                            \
+                        V a = dmlcpu_sv_##TYPE##_##OP(dmlcpu_sv_##TYPE##_acc_load(acc + j),         \
+                                                      dmlcpu_sv_##TYPE##_load(s + j * ES));         \
+                        dmlcpu_sv_##TYPE##_acc_store(acc + j, a);                                   \
+                        dmlcpu_sv_##TYPE##_store(o + j * ES, a);                                    \
+                    }                                                                               \
+                } else {                                                                            \
+                    for (size_t j = 0; j < nv; j += W) {                                            \
+                        V x = dmlcpu_sv_##TYPE##_load(s + j * ES);                                  \
+                        V a = dmlcpu_sv_##TYPE##_acc_load(acc + j);                                 \
+                        dmlcpu_sv_##TYPE##_store(o + j * ES, k == 0 ? first : a);                   \
+                        dmlcpu_sv_##TYPE##_acc_store(acc + j, dmlcpu_sv_##TYPE##_##OP(a, x));       \
+                    }                                                                               \
+                }                                                                                   \
+                for (size_t j = nv; j < n; j++) {                                                   \
+                    A x = dmlcpu_##TYPE##_scan_load(s + j * ES);                                    \
+                    if (exclusive) dmlcpu_##TYPE##_scan_store(o + j * ES, k == 0 ? (A)(FIRST) : acc[j]); \
+                    acc[j] = dmlcpu_##TYPE##_##OP(acc[j], x);                                       \
+                    if (!exclusive) dmlcpu_##TYPE##_scan_store(o + j * ES, acc[j]);                 \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+/* Every SIMD kernel of an ISA unit, expanded there after its primitives. */
+#define DMLCPU_DEFINE_SCAN_SIMD_KERNELS                                                         \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u8, cumsum, 1, uint8_t, 0, 0)                                  \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u8, cumprod, 1, uint8_t, 1, 1)                                 \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u16, cumsum, 2, uint16_t, 0, 0)                                \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u16, cumprod, 2, uint16_t, 1, 1)                               \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u32, cumsum, 4, uint32_t, 0, 0)                                \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u32, cumprod, 4, uint32_t, 1, 1)                               \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u64, cumsum, 8, uint64_t, 0, 0)                                \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(u64, cumprod, 8, uint64_t, 1, 1)                               \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(f16, cumsum, 2, float, -0.0f, 0.0f)                            \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(f16, cumprod, 2, float, 1.0f, 1.0f)                            \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(f32, cumsum, 4, float, -0.0f, 0.0f)                            \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(f32, cumprod, 4, float, 1.0f, 1.0f)                            \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(f64, cumsum, 8, double, -0.0, 0.0)                             \
+    DMLCPU_DEFINE_SCAN_LINE_SIMD(f64, cumprod, 8, double, 1.0, 1.0)                             \
+    DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(u32, 4, uint32_t)                                        \
+    DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(u64, 8, uint64_t)                                        \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f16, cumsum, 2, float, -0.0f, 0.0f)                           \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f16, cumprod, 2, float, 1.0f, 1.0f)
+
+/* Rows of a full table, [dmlcpu_scan_type][dmlcpu_scan_op] (scan_scalar.c). */
 #define DMLCPU_SCAN_ENTRY(TYPE, OP)                                                             \
     {DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer), DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)}
 #define DMLCPU_SCAN_ROW_OF(TYPE) {DMLCPU_SCAN_ENTRY(TYPE, cumsum), DMLCPU_SCAN_ENTRY(TYPE, cumprod)}
-
-const dmlcpu_scan_kernels DMLCPU_CAT(dmlcpu_scan_kernels, DMLCPU_ISA)[DMLCPU_SCAN_TYPE_COUNT]
-                                                                      [DMLCPU_SCAN_OP_COUNT] = {
-    DMLCPU_SCAN_ROW_OF(u8),  DMLCPU_SCAN_ROW_OF(u16), DMLCPU_SCAN_ROW_OF(u32),
-    DMLCPU_SCAN_ROW_OF(u64), DMLCPU_SCAN_ROW_OF(f16), DMLCPU_SCAN_ROW_OF(f32),
-    DMLCPU_SCAN_ROW_OF(f64)};

@@ -42,4 +42,10 @@ static inline dmlcpu_vec dmlcpu_vec_permute2_32(dmlcpu_vec a, dmlcpu_vec idx, dm
 static inline dmlcpu_vec dmlcpu_vec_select32(dmlcpu_vmask32 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
     return _mm256_blendv_epi8(otherwise, if_set, m);
 }
+/* Scalar F16C conversions (the unit is compiled with -mf16c): FLOAT32 -> FLOAT16 rounds to
+ * nearest even whatever MXCSR says (the immediate selects the rounding). */
+static inline float dmlcpu_f16c_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+static inline uint16_t dmlcpu_f16c_from_f32(float f) {
+    return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
 #endif

@@ -47,4 +47,10 @@ static inline dmlcpu_vec dmlcpu_vec_permute2_16(dmlcpu_vec a, dmlcpu_vec idx, dm
 static inline dmlcpu_vec dmlcpu_vec_select16(dmlcpu_vmask16 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
     return _mm512_mask_blend_epi16(m, otherwise, if_set);
 }
+/* Scalar F16C conversions (the unit is compiled with -mf16c): FLOAT32 -> FLOAT16 rounds to
+ * nearest even whatever MXCSR says (the immediate selects the rounding). */
+static inline float dmlcpu_f16c_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+static inline uint16_t dmlcpu_f16c_from_f32(float f) {
+    return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
 #endif
