@@ -75,12 +75,16 @@ dmlcpu_copy_run_fn dmlcpu_copy_kernel(size_t elsize, dmlcpu_run_layout layout);
  *   outer: the scans sit side by side in a row (the axis is not innermost); the kernel sweeps
  *          rows k = 0, 1, ... keeping one accumulator per column.
  *   line:  each scan is walked to its end before the next (the axis is innermost).
- * exclusive != 0 writes the total before the current element is added. dst may be src (in place).
+ * flags: DMLCPU_SCAN_EXCLUSIVE writes the total before the current element is added;
+ * DMLCPU_SCAN_STREAM asks for non-temporal stores where the kernel has them (outputs far larger
+ * than the caches; the kernel fences them before returning). dst may be src (in place).
  */
+#define DMLCPU_SCAN_EXCLUSIVE 1
+#define DMLCPU_SCAN_STREAM 2
 typedef void (*dmlcpu_scan_fn)(char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride,
                                const char *src, ptrdiff_t src_axis_stride,
                                ptrdiff_t src_across_stride, size_t axis_len, size_t across,
-                               int exclusive);
+                               int flags);
 
 /* Kernel element types: signed integers share the unsigned kernels (wrapping is the same bits). */
 typedef enum dmlcpu_scan_type {

@@ -20,6 +20,9 @@
 #define PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 /* ... and each thread gets at least this much. */
 #define PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
+/* Outputs of at least this many bytes are written with non-temporal stores where a kernel has
+ * them: far larger than the L2, they would only evict useful lines (benchmarks/NOTES.md). */
+#define STREAM_MIN_BYTES ((int64_t)4 << 20)
 
 static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
     switch (dtype) {
@@ -44,7 +47,7 @@ typedef struct scan_plan {
     const dmlcpu_pair *rest;
     ptrdiff_t dst_axis, src_axis;
     size_t axis_len;
-    int exclusive;
+    int flags;
     int64_t positions, across;
     int64_t align; /* chunk boundaries fall on multiples of this many scans */
 } scan_plan;
@@ -69,7 +72,7 @@ static void scan_range(const scan_plan *c, int64_t begin, int64_t end) {
     for (int64_t f = begin; f < end; pos++, col = 0) {
         int64_t n = c->across - col < end - f ? c->across - col : end - f;
         c->kernel(dst + col * dst_across, c->dst_axis, dst_across, src + col * src_across,
-                  c->src_axis, src_across, c->axis_len, (size_t)n, c->exclusive);
+                  c->src_axis, src_across, c->axis_len, (size_t)n, c->flags);
         f += n;
         if (f >= end) break;
         for (int32_t d = inner - 1; d >= 0; d--) {
@@ -141,7 +144,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
     c.dst_axis = (ptrdiff_t)dst_axis;
     c.src_axis = (ptrdiff_t)src_axis;
     c.axis_len = (size_t)axis_len;
-    c.exclusive = exclusive != 0;
+    c.flags = exclusive ? DMLCPU_SCAN_EXCLUSIVE : 0;
     c.across = rest.sizes[rest.ndim - 1];
     c.positions = 1;
     for (int32_t d = 0; d + 1 < rest.ndim; d++) c.positions *= rest.sizes[d];
@@ -150,6 +153,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
 
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
+    if (total_bytes >= STREAM_MIN_BYTES) c.flags |= DMLCPU_SCAN_STREAM;
     int threads = 1;
     if (total_bytes >= PARALLEL_MIN_BYTES) {
         int64_t by_size = total_bytes / PARALLEL_CHUNK_BYTES;

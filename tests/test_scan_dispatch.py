@@ -21,7 +21,7 @@ DTYPES = [np.float32, np.float16, np.float64, np.uint8, np.int8, np.uint16, np.i
           np.int32, np.uint64, np.int64]
 # lengths and widths crossing 4-, 8- and 16-lane vectors
 LENGTHS = (1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 70)
-WIDTHS = (1, 3, 8, 16, 17, 40)
+WIDTHS = (1, 3, 5, 8, 13, 16, 17, 40)
 
 
 @pytest.fixture(autouse=True)

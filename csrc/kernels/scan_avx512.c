@@ -207,23 +207,73 @@ static inline __m512i dmlcpu_sv_f64_cumprod(__m512i a, __m512i b) {
     return _mm512_castpd_si512(_mm512_mul_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b)));
 }
 
+/* ------------------------------------------------------------------ outer (vertical) primitives:
+ * elements in their own width, 64 bytes per vector (FLOAT16: 16 halves widened to float) */
+
+/* low byte of each product of bytes: two 16-bit multiplies, even and odd bytes */
+static inline __m512i dmlcpu_mul_epi8(__m512i a, __m512i b) {
+    __m512i even = _mm512_mullo_epi16(a, b);
+    __m512i odd = _mm512_mullo_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
+    return _mm512_or_si512(_mm512_and_si512(even, _mm512_set1_epi16(0xff)), _mm512_slli_epi16(odd, 8));
+}
+static inline void dmlcpu_ov_fence(void) { _mm_sfence(); }
+
+#define DMLCPU_OV_INT(TYPE, A, W, ADD, MUL, FILL)                                                \
+    typedef __m512i dmlcpu_ov_##TYPE;                                                          \
+    enum { DMLCPU_OV_W_##TYPE = W };                                                           \
+    static inline __m512i dmlcpu_ov_##TYPE##_load(const char *p) { return _mm512_loadu_si512(p); } \
+    static inline void dmlcpu_ov_##TYPE##_store(char *p, __m512i v) { _mm512_storeu_si512(p, v); } \
+    static inline void dmlcpu_ov_##TYPE##_stream(char *p, __m512i v) {                         \
+        _mm512_stream_si512((__m512i *)p, v);                                                  \
+    }                                                                                          \
+    static inline __m512i dmlcpu_ov_##TYPE##_acc_load(const A *p) { return _mm512_loadu_si512(p); } \
+    static inline void dmlcpu_ov_##TYPE##_acc_store(A *p, __m512i v) { _mm512_storeu_si512(p, v); } \
+    static inline __m512i dmlcpu_ov_##TYPE##_fill(A a) { return FILL(a); }                     \
+    static inline __m512i dmlcpu_ov_##TYPE##_cumsum(__m512i a, __m512i b) { return ADD(a, b); } \
+    static inline __m512i dmlcpu_ov_##TYPE##_cumprod(__m512i a, __m512i b) { return MUL(a, b); }
+
+#define DMLCPU_SET1_8(a) _mm512_set1_epi8((char)(a))
+#define DMLCPU_SET1_16(a) _mm512_set1_epi16((short)(a))
+#define DMLCPU_SET1_32(a) _mm512_set1_epi32((int)(a))
+#define DMLCPU_SET1_64(a) _mm512_set1_epi64((long long)(a))
+DMLCPU_OV_INT(u8, uint8_t, 64, _mm512_add_epi8, dmlcpu_mul_epi8, DMLCPU_SET1_8)
+DMLCPU_OV_INT(u16, uint16_t, 32, _mm512_add_epi16, _mm512_mullo_epi16, DMLCPU_SET1_16)
+DMLCPU_OV_INT(u32, uint32_t, 16, _mm512_add_epi32, _mm512_mullo_epi32, DMLCPU_SET1_32)
+DMLCPU_OV_INT(u64, uint64_t, 8, _mm512_add_epi64, dmlcpu_sv_u64_cumprod, DMLCPU_SET1_64)
+DMLCPU_OV_INT(f32, float, 16, dmlcpu_sv_f32_cumsum, dmlcpu_sv_f32_cumprod, dmlcpu_sv_f32_fill)
+DMLCPU_OV_INT(f64, double, 8, dmlcpu_sv_f64_cumsum, dmlcpu_sv_f64_cumprod, dmlcpu_sv_f64_fill)
+
+typedef __m512i dmlcpu_ov_f16;
+enum { DMLCPU_OV_W_f16 = 16 };
+static inline __m512i dmlcpu_ov_f16_load(const char *p) { return dmlcpu_sv_f16_load(p); }
+static inline void dmlcpu_ov_f16_store(char *p, __m512i v) { dmlcpu_sv_f16_store(p, v); }
+static inline void dmlcpu_ov_f16_stream(char *p, __m512i v) {
+    _mm256_stream_si256((__m256i *)p, _mm512_cvtps_ph(_mm512_castsi512_ps(v),
+                                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+static inline __m512i dmlcpu_ov_f16_acc_load(const float *p) { return _mm512_loadu_si512(p); }
+static inline void dmlcpu_ov_f16_acc_store(float *p, __m512i v) { _mm512_storeu_si512(p, v); }
+static inline __m512i dmlcpu_ov_f16_fill(float a) { return dmlcpu_sv_f16_fill(a); }
+static inline __m512i dmlcpu_ov_f16_cumsum(__m512i a, __m512i b) { return dmlcpu_sv_f16_cumsum(a, b); }
+static inline __m512i dmlcpu_ov_f16_cumprod(__m512i a, __m512i b) { return dmlcpu_sv_f16_cumprod(a, b); }
+
 DMLCPU_DEFINE_SCAN_SIMD_KERNELS
 
 #define K(name) DMLCPU_KERNEL(name)
 const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx512[DMLCPU_SCAN_TYPE_COUNT]
                                                      [DMLCPU_SCAN_OP_COUNT] = {
-    [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer), K(dmlcpu_u8_cumsum_line_simd)},
-                        {K(dmlcpu_u8_cumprod_outer), K(dmlcpu_u8_cumprod_line_simd)}},
-    [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer), K(dmlcpu_u16_cumsum_line_simd)},
-                         {K(dmlcpu_u16_cumprod_outer), K(dmlcpu_u16_cumprod_line_simd)}},
-    [DMLCPU_SCAN_U32] = {{K(dmlcpu_u32_cumsum_outer), K(dmlcpu_u32_cumsum_line_prefix)},
-                         {K(dmlcpu_u32_cumprod_outer), K(dmlcpu_u32_cumprod_line_simd)}},
-    [DMLCPU_SCAN_U64] = {{K(dmlcpu_u64_cumsum_outer), K(dmlcpu_u64_cumsum_line_prefix)},
-                         {K(dmlcpu_u64_cumprod_outer), K(dmlcpu_u64_cumprod_line_simd)}},
+    [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), K(dmlcpu_u8_cumsum_line_simd)},
+                        {K(dmlcpu_u8_cumprod_outer_simd), K(dmlcpu_u8_cumprod_line_simd)}},
+    [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer_simd), K(dmlcpu_u16_cumsum_line_simd)},
+                         {K(dmlcpu_u16_cumprod_outer_simd), K(dmlcpu_u16_cumprod_line_simd)}},
+    [DMLCPU_SCAN_U32] = {{K(dmlcpu_u32_cumsum_outer_simd), K(dmlcpu_u32_cumsum_line_prefix)},
+                         {K(dmlcpu_u32_cumprod_outer_simd), K(dmlcpu_u32_cumprod_line_simd)}},
+    [DMLCPU_SCAN_U64] = {{K(dmlcpu_u64_cumsum_outer_simd), K(dmlcpu_u64_cumsum_line_prefix)},
+                         {K(dmlcpu_u64_cumprod_outer_simd), K(dmlcpu_u64_cumprod_line_simd)}},
     [DMLCPU_SCAN_F16] = {{K(dmlcpu_f16_cumsum_outer_simd), K(dmlcpu_f16_cumsum_line_simd)},
                          {K(dmlcpu_f16_cumprod_outer_simd), K(dmlcpu_f16_cumprod_line_simd)}},
-    [DMLCPU_SCAN_F32] = {{K(dmlcpu_f32_cumsum_outer), K(dmlcpu_f32_cumsum_line_simd)},
-                         {K(dmlcpu_f32_cumprod_outer), K(dmlcpu_f32_cumprod_line_simd)}},
-    [DMLCPU_SCAN_F64] = {{K(dmlcpu_f64_cumsum_outer), K(dmlcpu_f64_cumsum_line_simd)},
-                         {K(dmlcpu_f64_cumprod_outer), K(dmlcpu_f64_cumprod_line_simd)}},
+    [DMLCPU_SCAN_F32] = {{K(dmlcpu_f32_cumsum_outer_simd), K(dmlcpu_f32_cumsum_line_simd)},
+                         {K(dmlcpu_f32_cumprod_outer_simd), K(dmlcpu_f32_cumprod_line_simd)}},
+    [DMLCPU_SCAN_F64] = {{K(dmlcpu_f64_cumsum_outer_simd), K(dmlcpu_f64_cumsum_line_simd)},
+                         {K(dmlcpu_f64_cumprod_outer_simd), K(dmlcpu_f64_cumprod_line_simd)}},
 };

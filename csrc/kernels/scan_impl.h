@@ -133,7 +133,8 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
     static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(                                    \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,     \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,               \
-        size_t across, int exclusive) {                                                         \
+        size_t across, int flags) {                                                                 \
+        int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
         enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };                                   \
         A acc[BLOCK];                                                                           \
         for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                         \
@@ -153,28 +154,59 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* The axis is innermost: each line sequentially (a SIMD unit may interleave lines). */     \
-    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                     \
-        char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,     \
-        ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,               \
-        size_t across, int exclusive) {                                                         \
-        for (size_t line = 0; line < across; line++) {                                          \
-            char *out = dst + (ptrdiff_t)line * dst_across_stride;                              \
-            const char *in = src + (ptrdiff_t)line * src_across_stride;                         \
-            A acc = IDENTITY;                                                                   \
-            if (exclusive) {                                                                    \
-                for (size_t k = 0; k < axis_len; k++) {                                         \
-                    A x = LOAD(in + (ptrdiff_t)k * src_axis_stride);                            \
-                    STORE(out + (ptrdiff_t)k * dst_axis_stride, k == 0 ? (A)(FIRST) : acc);     \
-                    acc = COMBINE(acc, x);                                                      \
-                }                                                                               \
-            } else {                                                                            \
-                for (size_t k = 0; k < axis_len; k++) {                                         \
-                    acc = COMBINE(acc, LOAD(in + (ptrdiff_t)k * src_axis_stride));              \
-                    STORE(out + (ptrdiff_t)k * dst_axis_stride, acc);                           \
-                }                                                                               \
-            }                                                                                   \
-        }                                                                                       \
+    /* The axis is innermost: lines four at a time, four independent recurrences interleaved   */   \
+    /* so a float add's latency is not paid once per element; then the rest one by one.       */    \
+    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
+        char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
+        ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
+        size_t across, int flags) {                                                                 \
+        int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
+        size_t line = 0;                                                                            \
+        for (; line + 4 <= across; line += 4) {                                                     \
+            char *o0 = dst + (ptrdiff_t)line * dst_across_stride, *o1 = o0 + dst_across_stride;     \
+            char *o2 = o1 + dst_across_stride, *o3 = o2 + dst_across_stride;                        \
+            const char *i0 = src + (ptrdiff_t)line * src_across_stride;                             \
+            const char *i1 = i0 + src_across_stride, *i2 = i1 + src_across_stride;                  \
+            const char *i3 = i2 + src_across_stride;                                                \
+            A a0 = IDENTITY, a1 = IDENTITY, a2 = IDENTITY, a3 = IDENTITY;                           \
+            for (size_t k = 0; k < axis_len; k++) {                                                 \
+                ptrdiff_t s = (ptrdiff_t)k * src_axis_stride, d = (ptrdiff_t)k * dst_axis_stride;   \
+                A x0 = LOAD(i0 + s), x1 = LOAD(i1 + s), x2 = LOAD(i2 + s), x3 = LOAD(i3 + s);       \
+                if (exclusive) {                                                                    \
+                    STORE(o0 + d, k == 0 ? (A)(FIRST) : a0);                                        \
+                    STORE(o1 + d, k == 0 ? (A)(FIRST) : a1);                                        \
+                    STORE(o2 + d, k == 0 ? (A)(FIRST) : a2);                                        \
+                    STORE(o3 + d, k == 0 ? (A)(FIRST) : a3);                                        \
+                }                                                                                   \
+                a0 = COMBINE(a0, x0);                                                               \
+                a1 = COMBINE(a1, x1);                                                               \
+                a2 = COMBINE(a2, x2);                                                               \
+                a3 = COMBINE(a3, x3);                                                               \
+                if (!exclusive) {                                                                   \
+                    STORE(o0 + d, a0);                                                              \
+                    STORE(o1 + d, a1);                                                              \
+                    STORE(o2 + d, a2);                                                              \
+                    STORE(o3 + d, a3);                                                              \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+        for (; line < across; line++) {                                                             \
+            char *out = dst + (ptrdiff_t)line * dst_across_stride;                                  \
+            const char *in = src + (ptrdiff_t)line * src_across_stride;                             \
+            A acc = IDENTITY;                                                                       \
+            if (exclusive) {                                                                        \
+                for (size_t k = 0; k < axis_len; k++) {                                             \
+                    A x = LOAD(in + (ptrdiff_t)k * src_axis_stride);                                \
+                    STORE(out + (ptrdiff_t)k * dst_axis_stride, k == 0 ? (A)(FIRST) : acc);         \
+                    acc = COMBINE(acc, x);                                                          \
+                }                                                                                   \
+            } else {                                                                                \
+                for (size_t k = 0; k < axis_len; k++) {                                             \
+                    acc = COMBINE(acc, LOAD(in + (ptrdiff_t)k * src_axis_stride));                  \
+                    STORE(out + (ptrdiff_t)k * dst_axis_stride, acc);                               \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
     }
 
 DMLCPU_DEFINE_SCAN(u8, cumsum, 1, uint8_t, 0, 0)
@@ -218,7 +250,8 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line_simd)(                                    \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int exclusive) {                                                             \
+        size_t across, int flags) {                                                                 \
+        int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
         enum { W = DMLCPU_SV_W_##TYPE };                                                            \
         typedef dmlcpu_sv_##TYPE V;                                                                 \
         int forward = src_axis_stride == (ptrdiff_t)ES && dst_axis_stride == (ptrdiff_t)ES;         \
@@ -226,7 +259,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         if (axis_len < W || !(forward || backward)) {                                               \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(dst, dst_axis_stride, dst_across_stride,     \
                                                        src, src_axis_stride, src_across_stride,     \
-                                                       axis_len, across, exclusive);                \
+                                                       axis_len, across, flags);                    \
             return;                                                                                 \
         }                                                                                           \
         const V identity = dmlcpu_sv_##TYPE##_fill(IDENTITY);                                       \
@@ -234,6 +267,13 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         size_t full = axis_len / W * W;                                                             \
         for (size_t l0 = 0; l0 < across; l0 += W) {                                                 \
             size_t nl = across - l0 < W ? across - l0 : W;                                          \
+            if (2 * nl < W) { /* mostly empty lanes: the interleaved scalar lines do better */      \
+                DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
+                    dst + (ptrdiff_t)l0 * dst_across_stride, dst_axis_stride, dst_across_stride,    \
+                    src + (ptrdiff_t)l0 * src_across_stride, src_axis_stride, src_across_stride,    \
+                    axis_len, nl, flags);                                                           \
+                break;                                                                              \
+            }                                                                                       \
             char *out0 = dst + (ptrdiff_t)l0 * dst_across_stride;                                   \
             const char *in0 = src + (ptrdiff_t)l0 * src_across_stride;                              \
             V acc = identity;                                                                       \
@@ -301,7 +341,8 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     static void DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_prefix)(                                  \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int exclusive) {                                                             \
+        size_t across, int flags) {                                                                 \
+        int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
         enum { W = DMLCPU_SV_W_##TYPE };                                                            \
         typedef dmlcpu_sv_##TYPE V;                                                                 \
         int forward = src_axis_stride == (ptrdiff_t)ES && dst_axis_stride == (ptrdiff_t)ES;         \
@@ -309,7 +350,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         if (2 * across >= W || axis_len < W || !(forward || backward)) {                            \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_simd)(                                        \
                 dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,                      \
-                src_across_stride, axis_len, across, exclusive);                                    \
+                src_across_stride, axis_len, across, flags);                                        \
             return;                                                                                 \
         }                                                                                           \
         size_t full = axis_len / W * W;                                                             \
@@ -348,50 +389,59 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     }
 
 /*
- * Outer kernel with explicit vectors, for types the compiler does not widen well on its own
- * (FLOAT16 through F16C): the same sweep as the portable outer kernel, a row at a time, W
- * columns per vector; needs dmlcpu_sv_TYPE_acc_load / _acc_store (W accumulators from / to A[]).
+ * Outer kernel with explicit vectors: the same sweep as the portable outer kernel, a row at a
+ * time, W columns per vector in the element's own width (FLOAT16 widened to float through
+ * F16C). With DMLCPU_SCAN_STREAM each row's vector stores are non-temporal from the first
+ * address aligned to a vector's bytes (the columns before it, and the tail, are scalar steps):
+ * a large output then goes to memory without first being read into the caches.
+ * Needs, besides the lane-wise OP and fill: dmlcpu_ov_TYPE_load / _store / _stream (W elements
+ * of memory <-> accumulator lanes; _stream wants an address aligned to W * ES), _acc_load /
+ * _acc_store (W accumulators from / to A[]), and dmlcpu_ov_fence.
  */
 #define DMLCPU_DEFINE_SCAN_OUTER_SIMD(TYPE, OP, ES, A, IDENTITY, FIRST)                             \
     static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer_simd)(                                   \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int exclusive) {                                                             \
-        enum { W = DMLCPU_SV_W_##TYPE, BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };               \
-        typedef dmlcpu_sv_##TYPE V;                                                                 \
+        size_t across, int flags) {                                                                 \
+        enum { W = DMLCPU_OV_W_##TYPE, VB = W * ES, BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };  \
+        typedef dmlcpu_ov_##TYPE V;                                                                 \
         if (dst_across_stride != (ptrdiff_t)ES || src_across_stride != (ptrdiff_t)ES || across < W) { \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(dst, dst_axis_stride, dst_across_stride,    \
                                                         src, src_axis_stride, src_across_stride,    \
-                                                        axis_len, across, exclusive);               \
+                                                        axis_len, across, flags);                   \
             return;                                                                                 \
         }                                                                                           \
+        int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
+        int stream = (flags & DMLCPU_SCAN_STREAM) != 0;                                             \
         A acc[BLOCK];                                                                               \
-        const V first = dmlcpu_sv_##TYPE##_fill(FIRST);                                             \
+        const V first = dmlcpu_ov_##TYPE##_fill(FIRST);                                             \
         for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                             \
             size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;                                   \
-            size_t nv = n / W * W;                                                                  \
             char *out = dst + (ptrdiff_t)(j0 * ES);                                                 \
             const char *in = src + (ptrdiff_t)(j0 * ES);                                            \
             for (size_t j = 0; j < n; j++) acc[j] = IDENTITY;                                       \
             for (size_t k = 0; k < axis_len; k++) {                                                 \
                 char *o = out + (ptrdiff_t)k * dst_axis_stride;                                     \
                 const char *s = in + (ptrdiff_t)k * src_axis_stride;                                \
-                if (!exclusive) {                                                                   \
-                    for (size_t j = 0; j < nv; j += W) {                                            \
-                        V a = dmlcpu_sv_##TYPE##_##OP(dmlcpu_sv_##TYPE##_acc_load(acc + j),         \
-                                                      dmlcpu_sv_##TYPE##_load(s + j * ES));         \
-                        dmlcpu_sv_##TYPE##_acc_store(acc + j, a);                                   \
-                        dmlcpu_sv_##TYPE##_store(o + j * ES, a);                                    \
+                size_t misaligned = (size_t)((uintptr_t)o % VB);                                    \
+                int streams = stream && misaligned % ES == 0;                                       \
+                size_t j = 0, head = streams && misaligned ? (VB - misaligned) / ES : 0;            \
+                if (head > n) head = n;                                                             \
+                for (;; j++) {                                                                      \
+                    if (j == head) {                                                                \
+                        /* the vector columns, then (head == n) the scalar tail */                  \
+                        for (; j + W <= n; j += W) {                                                \
+                            V x = dmlcpu_ov_##TYPE##_load(s + j * ES);                              \
+                            V a = dmlcpu_ov_##TYPE##_acc_load(acc + j);                             \
+                            V next = dmlcpu_ov_##TYPE##_##OP(a, x);                                 \
+                            dmlcpu_ov_##TYPE##_acc_store(acc + j, next);                            \
+                            V w = !exclusive ? next : k == 0 ? first : a;                           \
+                            if (streams) dmlcpu_ov_##TYPE##_stream(o + j * ES, w);                  \
+                            else dmlcpu_ov_##TYPE##_store(o + j * ES, w);                           \
+                        }                                                                           \
+                        head = n;                                                                   \
                     }                                                                               \
-                } else {                                                                            \
-                    for (size_t j = 0; j < nv; j += W) {                                            \
-                        V x = dmlcpu_sv_##TYPE##_load(s + j * ES);                                  \
-                        V a = dmlcpu_sv_##TYPE##_acc_load(acc + j);                                 \
-                        dmlcpu_sv_##TYPE##_store(o + j * ES, k == 0 ? first : a);                   \
-                        dmlcpu_sv_##TYPE##_acc_store(acc + j, dmlcpu_sv_##TYPE##_##OP(a, x));       \
-                    }                                                                               \
-                }                                                                                   \
-                for (size_t j = nv; j < n; j++) {                                                   \
+                    if (j >= n) break;                                                              \
                     A x = dmlcpu_##TYPE##_scan_load(s + j * ES);                                    \
                     if (exclusive) dmlcpu_##TYPE##_scan_store(o + j * ES, k == 0 ? (A)(FIRST) : acc[j]); \
                     acc[j] = dmlcpu_##TYPE##_##OP(acc[j], x);                                       \
@@ -399,6 +449,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 }                                                                                   \
             }                                                                                       \
         }                                                                                           \
+        if (stream) dmlcpu_ov_fence();                                                              \
     }
 
 /* Every SIMD kernel of an ISA unit, expanded there after its primitives. */
@@ -419,8 +470,20 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     DMLCPU_DEFINE_SCAN_LINE_SIMD(f64, cumprod, 8, double, 1.0, 1.0)                             \
     DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(u32, 4, uint32_t)                                        \
     DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(u64, 8, uint64_t)                                        \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u8, cumsum, 1, uint8_t, 0, 0)                                 \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u8, cumprod, 1, uint8_t, 1, 1)                                \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u16, cumsum, 2, uint16_t, 0, 0)                               \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u16, cumprod, 2, uint16_t, 1, 1)                              \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u32, cumsum, 4, uint32_t, 0, 0)                               \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u32, cumprod, 4, uint32_t, 1, 1)                              \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u64, cumsum, 8, uint64_t, 0, 0)                               \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(u64, cumprod, 8, uint64_t, 1, 1)                              \
     DMLCPU_DEFINE_SCAN_OUTER_SIMD(f16, cumsum, 2, float, -0.0f, 0.0f)                           \
-    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f16, cumprod, 2, float, 1.0f, 1.0f)
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f16, cumprod, 2, float, 1.0f, 1.0f)                           \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f32, cumsum, 4, float, -0.0f, 0.0f)                           \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f32, cumprod, 4, float, 1.0f, 1.0f)                           \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f64, cumsum, 8, double, -0.0, 0.0)                            \
+    DMLCPU_DEFINE_SCAN_OUTER_SIMD(f64, cumprod, 8, double, 1.0, 1.0)
 
 /* Rows of a full table, [dmlcpu_scan_type][dmlcpu_scan_op] (scan_scalar.c). */
 #define DMLCPU_SCAN_ENTRY(TYPE, OP)                                                             \
