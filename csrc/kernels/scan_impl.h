@@ -267,7 +267,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         size_t full = axis_len / W * W;                                                             \
         for (size_t l0 = 0; l0 < across; l0 += W) {                                                 \
             size_t nl = across - l0 < W ? across - l0 : W;                                          \
-            if (2 * nl < W) { /* mostly empty lanes: the interleaved scalar lines do better */      \
+            if (4 * nl < W) { /* lanes mostly empty: the interleaved scalar lines do better */       \
                 DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
                     dst + (ptrdiff_t)l0 * dst_across_stride, dst_axis_stride, dst_across_stride,    \
                     src + (ptrdiff_t)l0 * src_across_stride, src_axis_stride, src_across_stride,    \
