@@ -227,3 +227,24 @@ def test_scan_slots_are_listed_and_follow_the_forced_isa():
         else:
             # the vertical FLOAT16 kernel (F16C) is the widest ISA's or the one below it
             assert kernels["f16_cumsum_outer"] != "scalar"
+
+
+@pytest.mark.parametrize("isa", WIDE)
+@pytest.mark.parametrize("dtype", [np.float32, np.uint32, np.float64, np.int64, np.float16])
+def test_large_outputs_at_every_alignment(isa, dtype):
+    """Outputs past the streaming threshold (4 MiB) start at each element offset inside a cache
+    line, so the scalar head before the first aligned block takes every length."""
+    rng = np.random.default_rng(13)
+    itemsize = np.dtype(dtype).itemsize
+    rows, cols = (5 << 20) // (1024 * itemsize), 1024
+    for offset in range(0, 64 // itemsize, 3):
+        buf = np.empty(rows * cols + 64, dtype)
+        out = buf[offset:offset + rows * cols].reshape(rows, cols)
+        for op, reverse, exclusive in ((SUM, False, False), (PROD, True, True), (SUM, True, False)):
+            x = random_values(rng, dtype, (rows, cols), op)
+            for axis in (0, 1):
+                _core._force_isa("scalar")
+                expected = scan(op, x, axis, reverse, exclusive)
+                _core._force_isa(isa)
+                scan(op, x, axis, reverse, exclusive, out=out)
+                assert_same_bits(out, expected, (isa, offset, op, reverse, exclusive, axis))

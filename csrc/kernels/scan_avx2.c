@@ -209,6 +209,23 @@ static inline __m256i dmlcpu_sv_f64_cumprod(__m256i a, __m256i b) {
     return _mm256_castpd_si256(_mm256_mul_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b)));
 }
 
+/* Line-kernel extras: whether non-temporal stores pay for TYPE (each block store of a line must
+ * fill whole cache lines), the store itself, and lanes from W accumulators. */
+#define DMLCPU_SV_EXTRA(TYPE, A, NT, STREAM, FROM_LANES)                                         \
+    enum { DMLCPU_SV_NT_##TYPE = NT };                                                         \
+    static inline void dmlcpu_sv_##TYPE##_stream(char *p, __m256i v) { STREAM; }                 \
+    static inline __m256i dmlcpu_sv_##TYPE##_from_lanes(const A *p) { return FROM_LANES; }
+#ifndef DMLCPU_AVX2_LINE_NT
+#define DMLCPU_AVX2_LINE_NT 0
+#endif
+DMLCPU_SV_EXTRA(u8, uint8_t, 0, dmlcpu_sv_u8_store(p, v), dmlcpu_sv_u8_load((const char *)p))
+DMLCPU_SV_EXTRA(u16, uint16_t, 0, dmlcpu_sv_u16_store(p, v), dmlcpu_sv_u16_load((const char *)p))
+DMLCPU_SV_EXTRA(u32, uint32_t, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(u64, uint64_t, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(f16, float, 0, dmlcpu_sv_f16_store(p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(f32, float, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(f64, double, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+
 /* ------------------------------------------------------------------ outer (vertical) primitives:
  * elements in their own width, 32 bytes per vector (FLOAT16: 8 halves widened to float) */
 

@@ -207,6 +207,20 @@ static inline __m512i dmlcpu_sv_f64_cumprod(__m512i a, __m512i b) {
     return _mm512_castpd_si512(_mm512_mul_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b)));
 }
 
+/* Line-kernel extras: whether non-temporal stores pay for TYPE (each block store of a line must
+ * fill whole cache lines), the store itself, and lanes from W accumulators. */
+#define DMLCPU_SV_EXTRA(TYPE, A, NT, STREAM, FROM_LANES)                                         \
+    enum { DMLCPU_SV_NT_##TYPE = NT };                                                         \
+    static inline void dmlcpu_sv_##TYPE##_stream(char *p, __m512i v) { STREAM; }                 \
+    static inline __m512i dmlcpu_sv_##TYPE##_from_lanes(const A *p) { return FROM_LANES; }
+DMLCPU_SV_EXTRA(u8, uint8_t, 0, dmlcpu_sv_u8_store(p, v), dmlcpu_sv_u8_load((const char *)p))
+DMLCPU_SV_EXTRA(u16, uint16_t, 0, dmlcpu_sv_u16_store(p, v), dmlcpu_sv_u16_load((const char *)p))
+DMLCPU_SV_EXTRA(u32, uint32_t, 1, _mm512_stream_si512((__m512i *)p, v), _mm512_loadu_si512(p))
+DMLCPU_SV_EXTRA(u64, uint64_t, 1, _mm512_stream_si512((__m512i *)p, v), _mm512_loadu_si512(p))
+DMLCPU_SV_EXTRA(f16, float, 0, dmlcpu_sv_f16_store(p, v), _mm512_loadu_si512(p))
+DMLCPU_SV_EXTRA(f32, float, 1, _mm512_stream_si512((__m512i *)p, v), _mm512_loadu_si512(p))
+DMLCPU_SV_EXTRA(f64, double, 1, _mm512_stream_si512((__m512i *)p, v), _mm512_loadu_si512(p))
+
 /* ------------------------------------------------------------------ outer (vertical) primitives:
  * elements in their own width, 64 bytes per vector (FLOAT16: 16 halves widened to float) */
 

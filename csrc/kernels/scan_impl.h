@@ -264,7 +264,18 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         }                                                                                           \
         const V identity = dmlcpu_sv_##TYPE##_fill(IDENTITY);                                       \
         const V first = dmlcpu_sv_##TYPE##_fill(FIRST);                                             \
-        size_t full = axis_len / W * W;                                                             \
+        /* Non-temporal stores (large outputs, where the unit has them for TYPE) need every         \
+         * line's blocks aligned to a block's bytes: the first `head` elements in walk order        \
+         * are then scalar steps, so the blocks after them start on aligned addresses. */           \
+        enum { SB = W * ES };                                                                       \
+        size_t head = 0;                                                                            \
+        int nt = (flags & DMLCPU_SCAN_STREAM) && DMLCPU_SV_NT_##TYPE &&                             \
+                 dst_across_stride % SB == 0 && (uintptr_t)dst % ES == 0;                           \
+        if (nt) {                                                                                   \
+            head = (forward ? (SB - (uintptr_t)dst % SB) % SB : ((uintptr_t)dst + ES) % SB) / ES;   \
+            if (head + W > axis_len) nt = 0, head = 0;                                              \
+        }                                                                                           \
+        size_t full = head + (axis_len - head) / W * W;                                             \
         for (size_t l0 = 0; l0 < across; l0 += W) {                                                 \
             size_t nl = across - l0 < W ? across - l0 : W;                                          \
             if (4 * nl < W) { /* lanes mostly empty: the interleaved scalar lines do better */       \
@@ -277,7 +288,27 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
             char *out0 = dst + (ptrdiff_t)l0 * dst_across_stride;                                   \
             const char *in0 = src + (ptrdiff_t)l0 * src_across_stride;                              \
             V acc = identity;                                                                       \
-            for (size_t k0 = 0; k0 < full; k0 += W) {                                               \
+            if (head) {                                                                             \
+                A lanes[W];                                                                         \
+                for (size_t j = 0; j < W; j++) lanes[j] = IDENTITY;                                 \
+                for (size_t j = 0; j < nl; j++) {                                                   \
+                    char *out = out0 + (ptrdiff_t)j * dst_across_stride;                            \
+                    const char *in = in0 + (ptrdiff_t)j * src_across_stride;                        \
+                    A a = IDENTITY;                                                                 \
+                    for (size_t k = 0; k < head; k++) {                                             \
+                        A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);       \
+                        if (exclusive)                                                              \
+                            dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride,        \
+                                                       k == 0 ? (A)(FIRST) : a);                    \
+                        a = dmlcpu_##TYPE##_##OP(a, x);                                             \
+                        if (!exclusive)                                                             \
+                            dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a);    \
+                    }                                                                               \
+                    lanes[j] = a;                                                                   \
+                }                                                                                   \
+                acc = dmlcpu_sv_##TYPE##_from_lanes(lanes);                                         \
+            }                                                                                       \
+            for (size_t k0 = head; k0 < full; k0 += W) {                                            \
                 /* the block's lowest address in each line */                                       \
                 ptrdiff_t off = forward ? (ptrdiff_t)(k0 * ES) : -(ptrdiff_t)((k0 + W - 1) * ES);   \
                 V r[W];                                                                             \
@@ -305,8 +336,12 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                     if (k0 == 0) r[W - 1] = first;                                                  \
                 }                                                                                   \
                 dmlcpu_sv_##TYPE##_transpose(r);                                                    \
-                for (size_t j = 0; j < nl; j++)                                                     \
-                    dmlcpu_sv_##TYPE##_store(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]);  \
+                if (nt)                                                                             \
+                    for (size_t j = 0; j < nl; j++)                                                 \
+                        dmlcpu_sv_##TYPE##_stream(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]); \
+                else                                                                                \
+                    for (size_t j = 0; j < nl; j++)                                                 \
+                        dmlcpu_sv_##TYPE##_store(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]); \
             }                                                                                       \
             if (full == axis_len) continue;                                                         \
             A lanes[W];                                                                             \
@@ -327,6 +362,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 }                                                                                   \
             }                                                                                       \
         }                                                                                           \
+        if (nt) dmlcpu_ov_fence();                                                                  \
     }
 
 /*
@@ -353,7 +389,18 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 src_across_stride, axis_len, across, flags);                                        \
             return;                                                                                 \
         }                                                                                           \
-        size_t full = axis_len / W * W;                                                             \
+        /* Non-temporal stores (large outputs, where the unit has them for TYPE) need every         \
+         * line's blocks aligned to a block's bytes: the first `head` elements in walk order        \
+         * are then scalar steps, so the blocks after them start on aligned addresses. */           \
+        enum { SB = W * ES };                                                                       \
+        size_t head = 0;                                                                            \
+        int nt = (flags & DMLCPU_SCAN_STREAM) && DMLCPU_SV_NT_##TYPE &&                             \
+                 dst_across_stride % SB == 0 && (uintptr_t)dst % ES == 0;                           \
+        if (nt) {                                                                                   \
+            head = (forward ? (SB - (uintptr_t)dst % SB) % SB : ((uintptr_t)dst + ES) % SB) / ES;   \
+            if (head + W > axis_len) nt = 0, head = 0;                                              \
+        }                                                                                           \
+        size_t full = head + (axis_len - head) / W * W;                                             \
         for (size_t line = 0; line < across; line++) {                                              \
             char *out = dst + (ptrdiff_t)line * dst_across_stride;                                  \
             const char *in = src + (ptrdiff_t)line * src_across_stride;                             \
