@@ -215,16 +215,15 @@ static inline __m256i dmlcpu_sv_f64_cumprod(__m256i a, __m256i b) {
     enum { DMLCPU_SV_NT_##TYPE = NT };                                                         \
     static inline void dmlcpu_sv_##TYPE##_stream(char *p, __m256i v) { STREAM; }                 \
     static inline __m256i dmlcpu_sv_##TYPE##_from_lanes(const A *p) { return FROM_LANES; }
-#ifndef DMLCPU_AVX2_LINE_NT
-#define DMLCPU_AVX2_LINE_NT 0
-#endif
+/* 32-byte stores fill half a line: four lines in flight (64-bit) stream well, eight (32-bit)
+ * took twice as long as cached stores (benchmarks/NOTES.md) */
 DMLCPU_SV_EXTRA(u8, uint8_t, 0, dmlcpu_sv_u8_store(p, v), dmlcpu_sv_u8_load((const char *)p))
 DMLCPU_SV_EXTRA(u16, uint16_t, 0, dmlcpu_sv_u16_store(p, v), dmlcpu_sv_u16_load((const char *)p))
-DMLCPU_SV_EXTRA(u32, uint32_t, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
-DMLCPU_SV_EXTRA(u64, uint64_t, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(u32, uint32_t, 0, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(u64, uint64_t, 1, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
 DMLCPU_SV_EXTRA(f16, float, 0, dmlcpu_sv_f16_store(p, v), _mm256_loadu_si256((const __m256i *)p))
-DMLCPU_SV_EXTRA(f32, float, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
-DMLCPU_SV_EXTRA(f64, double, DMLCPU_AVX2_LINE_NT, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(f32, float, 0, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
+DMLCPU_SV_EXTRA(f64, double, 1, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))
 
 /* ------------------------------------------------------------------ outer (vertical) primitives:
  * elements in their own width, 32 bytes per vector (FLOAT16: 8 halves widened to float) */
@@ -287,10 +286,12 @@ static inline __m256i dmlcpu_ov_f16_cumprod(__m256i a, __m256i b) { return dmlcp
 DMLCPU_DEFINE_SCAN_SIMD_KERNELS
 
 #define K(name) DMLCPU_KERNEL(name)
+/* NULL: the interleaved scalar lines measured faster than 8-bit products in 32-bit lanes
+ * (vpmulld's latency on each step of the vertical recurrence): benchmarks/NOTES.md */
 const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx2[DMLCPU_SCAN_TYPE_COUNT]
                                                    [DMLCPU_SCAN_OP_COUNT] = {
     [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), K(dmlcpu_u8_cumsum_line_simd)},
-                        {K(dmlcpu_u8_cumprod_outer_simd), K(dmlcpu_u8_cumprod_line_simd)}},
+                        {K(dmlcpu_u8_cumprod_outer_simd), NULL}},
     [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer_simd), K(dmlcpu_u16_cumsum_line_simd)},
                          {K(dmlcpu_u16_cumprod_outer_simd), K(dmlcpu_u16_cumprod_line_simd)}},
     [DMLCPU_SCAN_U32] = {{K(dmlcpu_u32_cumsum_outer_simd), K(dmlcpu_u32_cumsum_line_prefix)},

@@ -274,18 +274,20 @@ static inline __m512i dmlcpu_ov_f16_cumprod(__m512i a, __m512i b) { return dmlcp
 DMLCPU_DEFINE_SCAN_SIMD_KERNELS
 
 #define K(name) DMLCPU_KERNEL(name)
+/* NULL line slots: the avx2 kernel measured faster (its 8x8 transposes issue on two shuffle
+ * ports, 16x16 ones on one; FLOAT16 conversions of 16 lanes cost more): benchmarks/NOTES.md */
 const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx512[DMLCPU_SCAN_TYPE_COUNT]
                                                      [DMLCPU_SCAN_OP_COUNT] = {
-    [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), K(dmlcpu_u8_cumsum_line_simd)},
+    [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), NULL},
                         {K(dmlcpu_u8_cumprod_outer_simd), K(dmlcpu_u8_cumprod_line_simd)}},
-    [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer_simd), K(dmlcpu_u16_cumsum_line_simd)},
+    [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer_simd), NULL},
                          {K(dmlcpu_u16_cumprod_outer_simd), K(dmlcpu_u16_cumprod_line_simd)}},
     [DMLCPU_SCAN_U32] = {{K(dmlcpu_u32_cumsum_outer_simd), K(dmlcpu_u32_cumsum_line_prefix)},
                          {K(dmlcpu_u32_cumprod_outer_simd), K(dmlcpu_u32_cumprod_line_simd)}},
     [DMLCPU_SCAN_U64] = {{K(dmlcpu_u64_cumsum_outer_simd), K(dmlcpu_u64_cumsum_line_prefix)},
                          {K(dmlcpu_u64_cumprod_outer_simd), K(dmlcpu_u64_cumprod_line_simd)}},
-    [DMLCPU_SCAN_F16] = {{K(dmlcpu_f16_cumsum_outer_simd), K(dmlcpu_f16_cumsum_line_simd)},
-                         {K(dmlcpu_f16_cumprod_outer_simd), K(dmlcpu_f16_cumprod_line_simd)}},
+    [DMLCPU_SCAN_F16] = {{K(dmlcpu_f16_cumsum_outer_simd), NULL},
+                         {K(dmlcpu_f16_cumprod_outer_simd), NULL}},
     [DMLCPU_SCAN_F32] = {{K(dmlcpu_f32_cumsum_outer_simd), K(dmlcpu_f32_cumsum_line_simd)},
                          {K(dmlcpu_f32_cumprod_outer_simd), K(dmlcpu_f32_cumprod_line_simd)}},
     [DMLCPU_SCAN_F64] = {{K(dmlcpu_f64_cumsum_outer_simd), K(dmlcpu_f64_cumsum_line_simd)},
