@@ -248,3 +248,24 @@ def test_large_outputs_at_every_alignment(isa, dtype):
                 _core._force_isa(isa)
                 scan(op, x, axis, reverse, exclusive, out=out)
                 assert_same_bits(out, expected, (isa, offset, op, reverse, exclusive, axis))
+
+
+@pytest.mark.parametrize("isa", WIDE)
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.float32])
+def test_one_large_line_at_every_alignment(isa, dtype):
+    """A single line past the streaming threshold (the prefix-sum kernel streams its stores
+    after a scalar head), its output starting at each element offset in a cache line, odd
+    lengths so the tail is never empty."""
+    rng = np.random.default_rng(17)
+    itemsize = np.dtype(dtype).itemsize
+    n = (5 << 20) // itemsize + 5
+    buf = np.empty(n + 64 // itemsize, dtype)
+    for offset in range(0, 64 // itemsize, 3):
+        out = buf[offset:offset + n]
+        for op, reverse, exclusive in ((SUM, False, False), (SUM, True, True), (PROD, False, True)):
+            x = random_values(rng, dtype, (n,), op)
+            _core._force_isa("scalar")
+            expected = scan(op, x, 0, reverse, exclusive)
+            _core._force_isa(isa)
+            scan(op, x, 0, reverse, exclusive, out=out)
+            assert_same_bits(out, expected, (isa, offset, op, reverse, exclusive))

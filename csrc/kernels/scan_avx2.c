@@ -109,6 +109,7 @@ DMLCPU_SV_INT32_OPS(u32)
 static inline __m256i dmlcpu_sv_u32_load(const char *p) { return _mm256_loadu_si256((const __m256i *)p); }
 static inline void dmlcpu_sv_u32_store(char *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }
 static inline void dmlcpu_sv_u32_lanes(__m256i v, uint32_t *out) { dmlcpu_sv_u32_store((char *)out, v); }
+static inline void dmlcpu_sv_u32_stream_line(char *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); }
 static inline __m256i dmlcpu_sv_u32_sub(__m256i a, __m256i b) { return _mm256_sub_epi32(a, b); }
 /* inclusive sums towards higher (fwd) or lower (bwd) lanes: shifts by 1, 2, 4 lanes across the
  * halves (alignr against the other half, or zero) */
@@ -183,6 +184,7 @@ static inline __m256i dmlcpu_sv_u64_cumprod(__m256i a, __m256i b) {
                                      _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
     return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
 }
+static inline void dmlcpu_sv_u64_stream_line(char *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); }
 static inline __m256i dmlcpu_sv_u64_sub(__m256i a, __m256i b) { return _mm256_sub_epi64(a, b); }
 static inline __m256i dmlcpu_sv_u64_prefix_fwd(__m256i v) {
     __m256i t = _mm256_permute2x128_si256(v, v, 0x08); /* [0, v.lo] */

@@ -107,6 +107,7 @@ DMLCPU_SV_INT32_OPS(u32)
 static inline __m512i dmlcpu_sv_u32_load(const char *p) { return _mm512_loadu_si512(p); }
 static inline void dmlcpu_sv_u32_store(char *p, __m512i v) { _mm512_storeu_si512(p, v); }
 static inline void dmlcpu_sv_u32_lanes(__m512i v, uint32_t *out) { _mm512_storeu_si512(out, v); }
+static inline void dmlcpu_sv_u32_stream_line(char *p, __m512i v) { _mm512_stream_si512((__m512i *)p, v); }
 static inline __m512i dmlcpu_sv_u32_sub(__m512i a, __m512i b) { return _mm512_sub_epi32(a, b); }
 /* inclusive sums towards higher (fwd) or lower (bwd) lanes: shifts by 1, 2, 4, 8 lanes */
 static inline __m512i dmlcpu_sv_u32_prefix_fwd(__m512i v) {
@@ -175,6 +176,7 @@ static inline __m512i dmlcpu_sv_u64_cumprod(__m512i a, __m512i b) {
                                      _mm512_mul_epu32(a, _mm512_srli_epi64(b, 32)));
     return _mm512_add_epi64(lo, _mm512_slli_epi64(cross, 32));
 }
+static inline void dmlcpu_sv_u64_stream_line(char *p, __m512i v) { _mm512_stream_si512((__m512i *)p, v); }
 static inline __m512i dmlcpu_sv_u64_sub(__m512i a, __m512i b) { return _mm512_sub_epi64(a, b); }
 static inline __m512i dmlcpu_sv_u64_prefix_fwd(__m512i v) {
     const __m512i z = _mm512_setzero_si512();

@@ -370,8 +370,9 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
  * in-register prefix sum per vector (wrapping addition is associative, so any order gives the
  * same bits), plus the running total broadcast from the previous vector. Needs
  * dmlcpu_sv_TYPE_prefix_fwd / _prefix_bwd (inclusive sums towards higher / lower addresses),
- * _bcast_hi / _bcast_lo (the highest / lowest lane everywhere) and _sub. Exclusive = inclusive
- * minus the element. Many lines go to the transposing kernel.
+ * _bcast_hi / _bcast_lo (the highest / lowest lane everywhere), _sub and _stream_line (a
+ * non-temporal store of W elements at an address aligned to W * ES). Exclusive = inclusive minus
+ * the element. Many lines go to the transposing kernel.
  */
 #define DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(TYPE, ES, A)                                             \
     static void DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_prefix)(                                  \
@@ -379,7 +380,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
         size_t across, int flags) {                                                                 \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
-        enum { W = DMLCPU_SV_W_##TYPE };                                                            \
+        enum { W = DMLCPU_SV_W_##TYPE, SB = W * ES };                                               \
         typedef dmlcpu_sv_##TYPE V;                                                                 \
         int forward = src_axis_stride == (ptrdiff_t)ES && dst_axis_stride == (ptrdiff_t)ES;         \
         int backward = src_axis_stride == -(ptrdiff_t)ES && dst_axis_stride == -(ptrdiff_t)ES;      \
@@ -389,43 +390,46 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 src_across_stride, axis_len, across, flags);                                        \
             return;                                                                                 \
         }                                                                                           \
-        /* Non-temporal stores (large outputs, where the unit has them for TYPE) need every         \
-         * line's blocks aligned to a block's bytes: the first `head` elements in walk order        \
-         * are then scalar steps, so the blocks after them start on aligned addresses. */           \
-        enum { SB = W * ES };                                                                       \
-        size_t head = 0;                                                                            \
-        int nt = (flags & DMLCPU_SCAN_STREAM) && DMLCPU_SV_NT_##TYPE &&                             \
-                 dst_across_stride % SB == 0 && (uintptr_t)dst % ES == 0;                           \
-        if (nt) {                                                                                   \
-            head = (forward ? (SB - (uintptr_t)dst % SB) % SB : ((uintptr_t)dst + ES) % SB) / ES;   \
-            if (head + W > axis_len) nt = 0, head = 0;                                              \
-        }                                                                                           \
-        size_t full = head + (axis_len - head) / W * W;                                             \
+        int stream = (flags & DMLCPU_SCAN_STREAM) != 0;                                             \
         for (size_t line = 0; line < across; line++) {                                              \
             char *out = dst + (ptrdiff_t)line * dst_across_stride;                                  \
             const char *in = src + (ptrdiff_t)line * src_across_stride;                             \
-            V carry = dmlcpu_sv_##TYPE##_fill(0);                                                   \
-            if (forward) {                                                                          \
-                for (size_t k0 = 0; k0 < full; k0 += W) {                                           \
-                    V x = dmlcpu_sv_##TYPE##_load(in + k0 * ES);                                    \
-                    V r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_fwd(x), carry);       \
+            /* One line's stores are sequential, so they stream whatever the vector width: the      \
+             * first `head` elements (walk order) are scalar steps up to an aligned block. */       \
+            size_t head = 0;                                                                        \
+            int nt = stream && (uintptr_t)out % ES == 0;                                            \
+            if (nt) {                                                                               \
+                head = (forward ? (SB - (uintptr_t)out % SB) % SB : ((uintptr_t)out + ES) % SB) / ES; \
+                if (head + W > axis_len) nt = 0, head = 0;                                          \
+            }                                                                                       \
+            size_t full = head + (axis_len - head) / W * W;                                         \
+            A a = 0;                                                                                \
+            for (size_t k = 0; k < head; k++) {                                                     \
+                A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);               \
+                if (exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
+                a = dmlcpu_##TYPE##_cumsum(a, x);                                                   \
+                if (!exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
+            }                                                                                       \
+            V carry = dmlcpu_sv_##TYPE##_fill(a);                                                   \
+            for (size_t k0 = head; k0 < full; k0 += W) {                                            \
+                /* the block's lowest address */                                                    \
+                ptrdiff_t off = forward ? (ptrdiff_t)(k0 * ES) : -(ptrdiff_t)((k0 + W - 1) * ES);   \
+                V x = dmlcpu_sv_##TYPE##_load(in + off);                                            \
+                V r;                                                                                \
+                if (forward) {                                                                      \
+                    r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_fwd(x), carry);         \
                     carry = dmlcpu_sv_##TYPE##_bcast_hi(r);                                         \
-                    dmlcpu_sv_##TYPE##_store(out + k0 * ES,                                         \
-                                             exclusive ? dmlcpu_sv_##TYPE##_sub(r, x) : r);         \
-                }                                                                                   \
-            } else {                                                                                \
-                for (size_t k0 = 0; k0 < full; k0 += W) {                                           \
-                    ptrdiff_t off = -(ptrdiff_t)((k0 + W - 1) * ES);                                \
-                    V x = dmlcpu_sv_##TYPE##_load(in + off);                                        \
-                    V r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_bwd(x), carry);       \
+                } else {                                                                            \
+                    r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_bwd(x), carry);         \
                     carry = dmlcpu_sv_##TYPE##_bcast_lo(r);                                         \
-                    dmlcpu_sv_##TYPE##_store(out + off,                                             \
-                                             exclusive ? dmlcpu_sv_##TYPE##_sub(r, x) : r);         \
                 }                                                                                   \
+                if (exclusive) r = dmlcpu_sv_##TYPE##_sub(r, x);                                    \
+                if (nt) dmlcpu_sv_##TYPE##_stream_line(out + off, r);                               \
+                else dmlcpu_sv_##TYPE##_store(out + off, r);                                        \
             }                                                                                       \
             A lanes[W];                                                                             \
             dmlcpu_sv_##TYPE##_lanes(carry, lanes);                                                 \
-            A a = lanes[0];                                                                         \
+            a = lanes[0];                                                                           \
             for (size_t k = full; k < axis_len; k++) {                                              \
                 A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);               \
                 if (exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
@@ -433,6 +437,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 if (!exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
             }                                                                                       \
         }                                                                                           \
+        if (stream) dmlcpu_ov_fence();                                                              \
     }
 
 /*
