@@ -126,8 +126,8 @@ def test_scalar_kernels_match_the_reference_on_the_same_shapes():
                                  (np.dtype(dtype).name, op, axis, reverse, exclusive))
 
 
-# Accumulator columns an outer kernel carries at once (DMLCPU_SCAN_BLOCK_BYTES / accumulator).
-BLOCK = {1: 16384, 2: 8192, 4: 4096, 8: 2048}
+# Columns an outer kernel carries at once (DMLCPU_SCAN_BLOCK in kernels/scan_impl.h).
+BLOCK = 4096
 
 
 @pytest.mark.parametrize("isa", WIDE)
@@ -135,9 +135,7 @@ BLOCK = {1: 16384, 2: 8192, 4: 4096, 8: 2048}
                                    np.float64, np.int64], ids=lambda d: np.dtype(d).name)
 def test_outer_rows_across_the_accumulator_block(isa, dtype):
     rng = np.random.default_rng(3)
-    acc_size = 4 if dtype == np.float16 else np.dtype(dtype).itemsize
-    block = BLOCK[acc_size]
-    for width in (block - 1, block + 1, 2 * block + 17):
+    for width in (BLOCK - 1, BLOCK + 1, 2 * BLOCK + 17):
         for op, exclusive in ((SUM, False), (PROD, True)):
             x = random_values(rng, dtype, (5, width), op)
             _core._force_isa("scalar")

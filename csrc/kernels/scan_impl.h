@@ -26,11 +26,11 @@
 #define DMLCPU_KERNEL(name) DMLCPU_CAT(name, DMLCPU_ISA)
 #endif
 
-/* Bytes of accumulators an outer kernel carries at once, on the stack: a block of columns as
- * wide as a whole 4096-float row keeps the row walks sequential (the prefetchers follow them),
- * while the accumulators stay in L1 (benchmarks/NOTES.md). */
-#ifndef DMLCPU_SCAN_BLOCK_BYTES
-#define DMLCPU_SCAN_BLOCK_BYTES 16384
+/* Columns an outer kernel carries at once, their accumulators on the stack (4 to 32 KiB): a
+ * block as wide as a whole 4096-element row keeps the row walks sequential (the prefetchers
+ * follow them) while the accumulators stay in L1/L2 (benchmarks/NOTES.md). */
+#ifndef DMLCPU_SCAN_BLOCK
+#define DMLCPU_SCAN_BLOCK 4096
 #endif
 
 /* Loads convert an element to the accumulator type; stores convert back. */
@@ -135,7 +135,7 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,               \
         size_t across, int flags) {                                                                 \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
-        enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };                                   \
+        enum { BLOCK = DMLCPU_SCAN_BLOCK };                                   \
         A acc[BLOCK];                                                                           \
         for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                         \
             size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;                               \
@@ -278,7 +278,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         size_t full = head + (axis_len - head) / W * W;                                             \
         for (size_t l0 = 0; l0 < across; l0 += W) {                                                 \
             size_t nl = across - l0 < W ? across - l0 : W;                                          \
-            if (4 * nl < W) { /* lanes mostly empty: the interleaved scalar lines do better */       \
+            if (nl == 1 || 4 * nl < W) { /* lanes mostly empty: scalar lines do better */      \
                 DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
                     dst + (ptrdiff_t)l0 * dst_across_stride, dst_axis_stride, dst_across_stride,    \
                     src + (ptrdiff_t)l0 * src_across_stride, src_axis_stride, src_across_stride,    \
@@ -455,7 +455,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
         size_t across, int flags) {                                                                 \
-        enum { W = DMLCPU_OV_W_##TYPE, VB = W * ES, BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(A) };  \
+        enum { W = DMLCPU_OV_W_##TYPE, VB = W * ES, BLOCK = DMLCPU_SCAN_BLOCK };  \
         typedef dmlcpu_ov_##TYPE V;                                                                 \
         if (dst_across_stride != (ptrdiff_t)ES || src_across_stride != (ptrdiff_t)ES || across < W) { \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(dst, dst_axis_stride, dst_across_stride,    \
