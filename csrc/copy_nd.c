@@ -21,9 +21,17 @@
  * short runs sharing lines with their neighbours made streaming several times slower. */
 #define STREAM_MIN_BYTES ((int64_t)4 << 20)
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
-/* Blocked transpose: source inner strides from this many bytes; blocks of this many elements. */
+/*
+ * Blocked transpose: when the destination is packed, the source's inner stride is at least
+ * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
+ * keep comfortably (TRANSPOSE_MIN_RUN elements, one line each), copy blocks so each source line
+ * is used by several rows while cached. Below that the plain row loop was as fast or faster
+ * (1000x3000 float32: 2.0 ms plain vs 3.8 ms blocked; 4096x4096: 120 ms plain vs 54 ms
+ * blocked with 32-byte x 32-row blocks, the best of the sizes tried: benchmarks/NOTES.md).
+ */
 #define TRANSPOSE_MIN_STRIDE 256
-#define TRANSPOSE_BLOCK_BYTES 64
+#define TRANSPOSE_MIN_RUN 2048
+#define TRANSPOSE_BLOCK_BYTES 32
 #define TRANSPOSE_BLOCK_ROWS 32
 
 static int width_index(size_t elsize) {
@@ -79,7 +87,7 @@ static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t l
     }
     /* rows [lo, hi) of the panel, in blocks; each block reads a narrow band of source lines */
     int64_t bcols = TRANSPOSE_BLOCK_BYTES / (int64_t)c->unit;
-    if (bcols < 8) bcols = 8;
+    if (bcols < 4) bcols = 4;
     for (int64_t r0 = lo; r0 < hi; r0 += TRANSPOSE_BLOCK_ROWS) {
         int64_t r1 = r0 + TRANSPOSE_BLOCK_ROWS < hi ? r0 + TRANSPOSE_BLOCK_ROWS : hi;
         for (int64_t c0 = 0; c0 < c->run; c0 += bcols) {
@@ -178,7 +186,8 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
             c.row_ss = (ptrdiff_t)p->src_strides[inner - 1];
         }
     } else if (layout == DMLCPU_RUN_GATHER && inner >= 1 && abs64(c.ss) >= TRANSPOSE_MIN_STRIDE &&
-               abs64(p->src_strides[inner - 1]) < abs64(c.ss) && p->sizes[inner - 1] >= 2 * 8) {
+               c.run >= TRANSPOSE_MIN_RUN && abs64(p->src_strides[inner - 1]) < abs64(c.ss) &&
+               p->sizes[inner - 1] >= 2 * 8) {
         c.kind = PANEL_BLOCKED;
         c.rows = p->sizes[inner - 1];
         c.row_ds = (ptrdiff_t)p->dst_strides[inner - 1];

@@ -115,9 +115,10 @@ def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.int64])
-@pytest.mark.parametrize("shape", [(5, 3), (17, 33), (300, 257), (64, 1024), (1031, 129)])
+@pytest.mark.parametrize("shape", [(5, 3), (300, 257), (1031, 129), (2100, 300), (2053, 517)])
 def test_transpose_blocked(isa, dtype, shape):
-    """Packed destination, source walking a large stride: the blocked transpose path."""
+    """Packed destination, source walking a large stride: the plain row loop, and the blocked
+    transpose path for destination rows of 2048 elements or more."""
     rng = np.random.default_rng(2)
     x = rng.integers(0, 100, size=shape).astype(dtype)
     out = np.empty(shape[::-1], dtype)

@@ -79,13 +79,13 @@ def test_single_long_run_split_across_threads():
 
 def test_transpose_and_gather_identical_across_thread_counts():
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((1031, 1027)).astype(np.float32)
+    x = rng.standard_normal((2051, 517)).astype(np.float32)  # blocked transpose
     g = rng.standard_normal((3, 4 << 20)).astype(np.float32)  # 3 outer rows < 7 threads
 
     def run():
-        t = np.empty((1027, 1031), np.float32)
-        Plan(1, 1, [("copy", (1, 0, [1027, 1031], [1031 * 4, 4]),
-                     (0, 0, [1027, 1031], [4, 1027 * 4]), 4)]).run([x], [t])
+        t = np.empty((517, 2051), np.float32)
+        Plan(1, 1, [("copy", (1, 0, [517, 2051], [2051 * 4, 4]),
+                     (0, 0, [517, 2051], [4, 517 * 4]), 4)]).run([x], [t])
         s = dmlcpu.slice(g, offsets=[0, 1], sizes=[3, (4 << 20) // 2 - 1], strides=[1, 2])
         return [t, s]
     assert_all_equal(with_each_count(run), [x.T.copy(), g[:, 1:-1:2].copy()])
