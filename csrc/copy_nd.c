@@ -114,6 +114,7 @@ static void copy_range(const copy_plan *c, int64_t begin, int64_t end, int64_t l
     }
     for (int64_t i = begin; i < end; i++) {
         copy_panel(c, dst, src, lo, hi);
+        if (i + 1 == end) break; /* never step the pointers past the last panel */
         for (int32_t d = c->outer - 1; d >= 0; d--) {
             dst += p->dst_strides[d];
             src += p->src_strides[d];
@@ -125,12 +126,17 @@ static void copy_range(const copy_plan *c, int64_t begin, int64_t end, int64_t l
     }
 }
 
-/* Chunk i of n: an even share of [0, total) with boundaries on multiples of align. */
+/* Start of chunk i of n: an even share of [0, total) on multiples of align (no overflow). */
+static int64_t share_start(int64_t total, int64_t align, int i, int n) {
+    int64_t units = total / align + (total % align != 0);
+    int64_t q = units / n, r = units % n;
+    int64_t start = i * q + (i < r ? i : r); /* in units of align */
+    return start >= units ? total : start * align;
+}
+
 static void share(int64_t total, int64_t align, int i, int n, int64_t *lo, int64_t *hi) {
-    int64_t units = (total + align - 1) / align;
-    int64_t a = units * i / n * align, b = units * (i + 1) / n * align;
-    *lo = a < total ? a : total;
-    *hi = b < total ? b : total;
+    *lo = share_start(total, align, i, n);
+    *hi = share_start(total, align, i + 1, n);
 }
 
 static void copy_chunk(void *ctx, int chunk, int chunks) {
@@ -162,8 +168,10 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     dmlcpu_run_layout layout = dmlcpu_run_layout_of(c.ds, c.ss, elsize);
     c.kernel = table->copy.run[w][layout];
 
+    /* saturates: only a caller that broke the no-self-overlap contract could reach it */
     int64_t total_bytes = (int64_t)elsize;
-    for (int32_t d = 0; d < p->ndim; d++) total_bytes *= p->sizes[d]; /* checked by view_check */
+    for (int32_t d = 0; d < p->ndim; d++)
+        if (dmlcpu_mul_overflows(total_bytes, p->sizes[d], &total_bytes)) total_bytes = INT64_MAX;
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
@@ -195,7 +203,7 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     }
     c.outer = inner - (c.kind == PANEL_RUN ? 0 : 1);
     c.outer_count = 1;
-    for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d];
+    for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d]; /* <= the element count */
 
     int threads = 1;
     if (total_bytes >= PARALLEL_MIN_BYTES) {
