@@ -8,7 +8,7 @@ the GIL when the work is large enough to be worth it.
 """
 from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
-from libc.stdint cimport int32_t, int64_t, intptr_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, intptr_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
