@@ -97,7 +97,7 @@ def extension():
         "dmlcpu._core",
         sources=["src/dmlcpu/_core.pyx"] + core_sources(),
         include_dirs=["csrc/include", "csrc"],
-        # setuptools does not scan includes: any header change rebuilds every object
+        # headers hold kernel bodies: an edit to one must rebuild the extension
         depends=sorted(glob("csrc/**/*.h", recursive=True)),
         extra_compile_args=cflags,
         extra_link_args=ldflags,

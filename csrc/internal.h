@@ -68,4 +68,41 @@ dmlcpu_run_layout dmlcpu_run_layout_of(ptrdiff_t dst_stride, ptrdiff_t src_strid
 /* The kernel for an element width (1, 2, 4, 8) and a layout; NULL for any other width. */
 dmlcpu_copy_run_fn dmlcpu_copy_kernel(size_t elsize, dmlcpu_run_layout layout);
 
+/*
+ * Scan kernels. One signature serves both layouts: a block of `across` independent scans of
+ * `axis_len` elements each. dst/src point at the first element in walk order; *_axis_stride steps
+ * along the scan (negative when walking backwards), *_across_stride steps from one scan to the next.
+ *   outer: the scans sit side by side in a row (the axis is not innermost); the kernel sweeps
+ *          rows k = 0, 1, ... keeping one accumulator per column.
+ *   line:  each scan is walked to its end before the next (the axis is innermost).
+ * exclusive != 0 writes the total before the current element is added. dst may be src (in place).
+ */
+typedef void (*dmlcpu_scan_fn)(char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride,
+                               const char *src, ptrdiff_t src_axis_stride,
+                               ptrdiff_t src_across_stride, size_t axis_len, size_t across,
+                               int exclusive);
+
+/* Kernel element types: signed integers share the unsigned kernels (wrapping is the same bits). */
+typedef enum dmlcpu_scan_type {
+    DMLCPU_SCAN_U8 = 0,
+    DMLCPU_SCAN_U16 = 1,
+    DMLCPU_SCAN_U32 = 2,
+    DMLCPU_SCAN_U64 = 3,
+    DMLCPU_SCAN_F16 = 4,
+    DMLCPU_SCAN_F32 = 5,
+    DMLCPU_SCAN_F64 = 6,
+    DMLCPU_SCAN_TYPE_COUNT = 7
+} dmlcpu_scan_type;
+
+#define DMLCPU_SCAN_OP_COUNT 2
+
+typedef struct dmlcpu_scan_kernels {
+    dmlcpu_scan_fn outer;
+    dmlcpu_scan_fn line;
+} dmlcpu_scan_kernels;
+
+/* Per-ISA tables, indexed by [dmlcpu_scan_type][dmlcpu_scan_op]. */
+extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__scalar[DMLCPU_SCAN_TYPE_COUNT]
+                                                            [DMLCPU_SCAN_OP_COUNT];
+
 #endif /* DMLCPU_INTERNAL_H */

@@ -3,6 +3,10 @@
 SPLIT, SLICE, SLICE1, JOIN, TILE, CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT on tensors of 1 to
 8 dimensions in DirectML's eleven data types, bit-exact, through a C core.
 """
+from ._desc import (CompiledOperator, CumulativeProductOperatorDesc,
+                    CumulativeSummationOperatorDesc, JoinOperatorDesc, Slice1OperatorDesc,
+                    SliceOperatorDesc, SplitOperatorDesc, TensorDesc, TileOperatorDesc,
+                    calc_buffer_tensor_size, compile_operator)
 from ._errors import CoreError, DmlcpuError, InvalidArgumentError
 from ._ops import (cumulative_product, cumulative_summation, join, slice, slice1, split, tile)
 from ._support import support_table
@@ -15,4 +19,8 @@ __all__ = [
     "TensorDataType", "__version__", "cumulative_product", "cumulative_summation",
     "get_num_threads", "join", "set_num_threads", "show_config", "slice", "slice1", "split",
     "support_table", "tile",
+    # descriptors over raw buffers (dmlcpu._desc)
+    "CompiledOperator", "CumulativeProductOperatorDesc", "CumulativeSummationOperatorDesc",
+    "JoinOperatorDesc", "Slice1OperatorDesc", "SliceOperatorDesc", "SplitOperatorDesc",
+    "TensorDesc", "TileOperatorDesc", "calc_buffer_tensor_size", "compile_operator",
 ]

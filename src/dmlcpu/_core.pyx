@@ -22,6 +22,8 @@ cdef enum:
     STEP_SCAN = 2
     # Below this many bytes the GIL is kept: releasing it costs more than the copy.
     NOGIL_BYTES = 65536
+    # Operands of a typical call fit on the C stack; a JOIN of many inputs uses the heap.
+    RUN_STACK_SLOTS = 8
 
 STEP_KINDS = {"copy": STEP_COPY, "tile": STEP_TILE, "scan": STEP_SCAN}
 
@@ -133,20 +135,22 @@ cdef class Plan:
     def run(self, inputs, outputs):
         """Binds inputs (read) and outputs (written) to the slots and runs every step."""
         cdef Py_ssize_t n_slots = self.n_inputs + self.n_outputs, i, acquired = 0
-        cdef Py_buffer *buffers
-        cdef int64_t *lo
+        cdef Py_buffer stack_buffers[RUN_STACK_SLOTS]
+        cdef int64_t stack_bounds[2 * RUN_STACK_SLOTS]
+        cdef Py_buffer *buffers = stack_buffers
+        cdef int64_t *lo = stack_bounds
         cdef int64_t *hi
         cdef int flags
-        cdef dmlcpu_status status = DMLCPU_OK
         if len(inputs) != self.n_inputs or len(outputs) != self.n_outputs:
             raise CoreError("the plan takes %d inputs and %d outputs, got %d and %d" % (
                 self.n_inputs, self.n_outputs, len(inputs), len(outputs)))
-        buffers = <Py_buffer *>calloc(n_slots if n_slots else 1, sizeof(Py_buffer))
-        lo = <int64_t *>calloc(2 * n_slots + 1, sizeof(int64_t))
-        if buffers == NULL or lo == NULL:
-            free(buffers)
-            free(lo)
-            raise MemoryError()
+        if n_slots > RUN_STACK_SLOTS:
+            buffers = <Py_buffer *>calloc(n_slots, sizeof(Py_buffer))
+            lo = <int64_t *>calloc(2 * n_slots, sizeof(int64_t))
+            if buffers == NULL or lo == NULL:
+                free(buffers)
+                free(lo)
+                raise MemoryError()
         hi = lo + n_slots
         try:
             for i in range(n_slots):
@@ -165,18 +169,24 @@ cdef class Plan:
                     raise TypeError("input %d does not export a buffer: %s" % (i, error)) from None
                 acquired += 1
                 buffer_extent(&buffers[i], &lo[i], &hi[i])
-            self._check_extents(lo, hi)
-            if self.work_bytes >= NOGIL_BYTES:
-                with nogil:
-                    status = run_steps(self.steps, self.n_steps, buffers)
-            else:
-                status = run_steps(self.steps, self.n_steps, buffers)
-            check(status)
+            self._run_bound(buffers, lo, hi)
         finally:
             for i in range(acquired):
                 PyBuffer_Release(&buffers[i])
-            free(buffers)
-            free(lo)
+            if buffers != stack_buffers:
+                free(buffers)
+                free(lo)
+
+    cdef int _run_bound(self, Py_buffer *buffers, int64_t *lo, int64_t *hi) except -1:
+        """Runs every step on buffers already acquired, whose usable bytes are [lo, hi)."""
+        cdef dmlcpu_status status
+        self._check_extents(lo, hi)
+        if self.work_bytes >= NOGIL_BYTES:
+            with nogil:
+                status = run_steps(self.steps, self.n_steps, buffers)
+        else:
+            status = run_steps(self.steps, self.n_steps, buffers)
+        return check(status)
 
     cdef int _check_extents(self, int64_t *lo, int64_t *hi) except -1:
         cdef Py_ssize_t i
@@ -244,4 +254,7 @@ def dtype_size(int dtype):
     return dmlcpu_dtype_size(dtype)
 
 
+# Descriptor buffers (dmlcpu._desc): binding checks in C, then the same _run_bound as above.
+include "_binding.pxi"
+# Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"

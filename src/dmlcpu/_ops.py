@@ -4,6 +4,12 @@ Each function: read the arguments, validate every DirectML rule (nothing is writ
 passes), refuse overlapping outputs, allocate missing outputs, plan and run. Axes and the other
 fields are DirectML's: axes are in [0, DimensionCount - 1] (no negative axes), UINT fields are
 never negative.
+
+Validation and planning depend only on the arguments' data types, shapes, strides and fields, so
+a call that allocates its outputs (no ``out``, extended mode) remembers its plan under exactly
+those: the next call with the same signature skips straight to allocating and running. Only
+exact ints (not bools, not floats that compare equal) and exact ndarrays make a key, so a
+remembered plan is only ever reused for a call the validator would accept the same way.
 """
 import numpy as np
 
@@ -14,6 +20,60 @@ from ._types import AxisDirection
 from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
                         slice1_max_output_size, validate_cumulative, validate_join,
                         validate_slice, validate_slice1, validate_split, validate_tile)
+
+
+_NDARRAY = np.ndarray
+_CACHE = {}
+_CACHE_LIMIT = 512
+
+
+def _plan_key(op, arrays, params):
+    """A key for a call's plan, or None when an argument is not an exact ndarray or int."""
+    key = [op]
+    for value in params:
+        kind = type(value)
+        if kind is list or kind is tuple:
+            for item in value:
+                if type(item) is not int:
+                    return None
+            value = tuple(value)
+        elif value is not None and kind is not int:
+            return None
+        key.append(value)
+    for array in arrays:
+        if type(array) is not _NDARRAY:
+            return None
+        key += (array.dtype, array.shape, array.strides)
+    return tuple(key)
+
+
+class _Remembered:
+    """A validated plan and the outputs it fills: shapes and dtype of new C-contiguous arrays."""
+
+    __slots__ = ("plan", "shapes", "dtype", "many")
+
+    def __init__(self, plan, outputs, many):
+        self.plan = plan
+        self.shapes = [o.shape for o in outputs]
+        self.dtype = outputs[0].dtype
+        self.many = many
+
+    def run(self, inputs):
+        outputs = [np.empty(shape, self.dtype) for shape in self.shapes]
+        self.plan.run(inputs, outputs)
+        return outputs if self.many else outputs[0]
+
+
+def _remember(key, plan, outputs, many=False):
+    if key is not None:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        _CACHE[key] = _Remembered(plan, outputs, many)
+
+
+def _as_flag(value):
+    """BOOL fields as 0/1 for keys: True and 1 mean the same to the validator."""
+    return int(value) if type(value) is bool else value
 
 
 def _input(obj, op, field, level):
@@ -41,6 +101,12 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
     Returns the outputs (new C-contiguous arrays, or ``outputs`` filled in place).
     """
     op = "SPLIT"
+    key = None
+    if outputs is None and feature_level is None:
+        key = _plan_key(op, (input,), (axis, output_axis_sizes))
+        remembered = _CACHE.get(key)
+        if remembered is not None:
+            return remembered.run((input,))
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     axis = as_int(axis, "Axis")
@@ -68,12 +134,19 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
     plan = _plan.plan_split(layout_of(x, 0), [layout_of(o, k + 1) for k, o in
                                                  enumerate(out_arrays)], axis, x.itemsize)
     plan.run([x], out_arrays)
+    _remember(key, plan, out_arrays, many=True)
     return out_arrays if outputs is None else list(outputs)
 
 
 def join(inputs, *, axis, out=None, feature_level=None):
     """JOIN: concatenate ``inputs`` along ``axis`` in order."""
     op = "JOIN"
+    key = None
+    if out is None and feature_level is None and type(inputs) in (list, tuple):
+        key = _plan_key(op, inputs, (axis,))
+        remembered = _CACHE.get(key)
+        if remembered is not None:
+            return remembered.run(inputs)
     level = parse_feature_level(feature_level)
     if isinstance(inputs, (np.ndarray, str, bytes)) or not hasattr(inputs, "__len__"):
         raise TypeError("inputs must be a sequence of arrays")
@@ -97,10 +170,19 @@ def join(inputs, *, axis, out=None, feature_level=None):
     plan = _plan.plan_join([layout_of(a, k) for k, a in enumerate(arrays)],
                            layout_of(out_array, n), axis, out_array.itemsize)
     plan.run(arrays, [out_array])
+    _remember(key, plan, [out_array])
     return out_array if out is None else out
 
 
-def _run_single(op, x, out_array, tensor, plan_for, in_place_ok=False):
+def _remembered_single(op, input, out, feature_level, params):
+    """(key, remembered plan or None) for a one-input, one-output call."""
+    if out is not None or feature_level is not None:
+        return None, None
+    key = _plan_key(op, (input,), params)
+    return key, _CACHE.get(key)
+
+
+def _run_single(op, key, x, out_array, tensor, plan_for, in_place_ok=False):
     """Allocates or checks the one output, then runs the plan ``plan_for(x_layout, out_layout)``."""
     if out_array is None:
         out_array = np.empty(tensor.sizes, dtype=x.dtype)
@@ -108,12 +190,16 @@ def _run_single(op, x, out_array, tensor, plan_for, in_place_ok=False):
         check_no_overlap(op, [out_array], [x], "OutputTensor", "InputTensor", in_place_ok)
     plan = plan_for(layout_of(x, 0), layout_of(out_array, 1))
     plan.run([x], [out_array])
+    _remember(key, plan, [out_array])
     return out_array
 
 
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
     op = "SLICE"
+    key, remembered = _remembered_single(op, input, out, feature_level, (offsets, sizes, strides))
+    if remembered is not None:
+        return remembered.run((input,))
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     offsets = as_int_list(offsets, "Offsets")
@@ -121,7 +207,7 @@ def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     strides = (1,) * len(sizes) if strides is None else as_int_list(strides, "Strides")
     out_array, tout = _single_output(out, sizes, tx, op, level)
     validate_slice(tx, tout, offsets, sizes, strides, level, allow_empty=level is None)
-    result = _run_single(op, x, out_array, tout, lambda src, dst: _plan.plan_window(
+    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_window(
         src, dst, offsets, strides, x.itemsize))
     return result if out is None else out
 
@@ -133,6 +219,10 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
     ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
     """
     op = "SLICE1"
+    key, remembered = _remembered_single(op, input, out, feature_level, (
+        input_window_offsets, input_window_sizes, input_window_strides, output_sizes))
+    if remembered is not None:
+        return remembered.run((input,))
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     offsets = as_int_list(input_window_offsets, "InputWindowOffsets")
@@ -150,7 +240,7 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
                                    f"equal output_sizes ({list(output_sizes)})")
     validate_slice1(tx, tout, offsets, window, steps, level, allow_empty=level is None)
     starts = _plan.slice1_starts(offsets, window, steps)
-    result = _run_single(op, x, out_array, tout, lambda src, dst: _plan.plan_window(
+    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_window(
         src, dst, starts, steps, x.itemsize))
     return result if out is None else out
 
@@ -158,18 +248,26 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
 def tile(input, *, repeats, out=None, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
     op = "TILE"
+    key, remembered = _remembered_single(op, input, out, feature_level, (repeats,))
+    if remembered is not None:
+        return remembered.run((input,))
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     repeats = as_int_list(repeats, "Repeats")
     shape = tuple(s * r for s, r in zip(x.shape, repeats)) if len(repeats) == x.ndim else x.shape
     out_array, tout = _single_output(out, shape, tx, op, level)
     validate_tile(tx, tout, repeats, level, allow_empty=level is None)
-    result = _run_single(op, x, out_array, tout, lambda src, dst: _plan.plan_tile(
+    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_tile(
         src, dst, x.itemsize))
     return result if out is None else out
 
 
 def _cumulative(op, input, axis, axis_direction, exclusive, exclusive_field, out, feature_level):
+    direction = int(axis_direction) if type(axis_direction) is AxisDirection else axis_direction
+    key, remembered = _remembered_single(op, input, out, feature_level,
+                                         (axis, direction, _as_flag(exclusive)))
+    if remembered is not None:
+        return remembered.run((input,))
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     axis = as_int(axis, "Axis")
@@ -177,7 +275,7 @@ def _cumulative(op, input, axis, axis_direction, exclusive, exclusive_field, out
     exclusive = as_bool(exclusive, exclusive_field)
     out_array, tout = _single_output(out, x.shape, tx, op, level)
     validate_cumulative(op, tx, tout, axis, direction, level, allow_empty=level is None)
-    result = _run_single(op, x, out_array, tout, lambda src, dst: _plan.plan_scan(
+    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_scan(
         op, src, dst, tx.data_type, axis, direction == AxisDirection.DECREASING, exclusive,
         x.itemsize), in_place_ok=True)
     return result if out is None else out

@@ -36,8 +36,12 @@ def plan_window(input_layout, output_layout, starts, steps_along, elsize):
     """SLICE and SLICE1: Output[c] = Input[starts + steps_along * c]."""
     slot, offset, _, strides = input_layout
     offset += sum(s * stride for s, stride in zip(starts, strides))
-    source = (slot, offset, output_layout[2],
-              tuple(step * stride for step, stride in zip(steps_along, strides)))
+    sizes = output_layout[2]
+    # Along a dimension of at most one element the step is never taken, and extended mode lets
+    # it be any size: 0 keeps it out of the 64-bit byte strides.
+    source = (slot, offset, sizes,
+              tuple(step * stride if n > 1 else 0
+                    for step, stride, n in zip(steps_along, strides, sizes)))
     return Plan(1, 1, [("copy", output_layout, source, elsize)])
 
 

@@ -133,12 +133,14 @@ def check_tensors(v, named_tensors, level, allow_empty):
         elif data_type != ref.data_type:
             v.add(f"{field}.DataType", _type_name(data_type),
                   f"equal {ref_field}.DataType ({_type_name(ref.data_type)})")
+        # Like the data type, the count is judged on the reference; the others must equal it.
         ndim = len(tensor.sizes)
-        if not low <= ndim <= high:
-            rule = f"be {low}" if low == high else f"be between {low} and {high}"
-            v.add(f"{field}.DimensionCount", ndim, f"{rule} at {level_name(level)}")
-            ok = False
-        elif field != ref_field and ndim != len(ref.sizes):
+        if field == ref_field:
+            if not low <= ndim <= high:
+                rule = f"be {low}" if low == high else f"be between {low} and {high}"
+                v.add(f"{field}.DimensionCount", ndim, f"{rule} at {level_name(level)}")
+                ok = False
+        elif ndim != len(ref.sizes):
             v.add(f"{field}.DimensionCount", ndim,
                   f"equal {ref_field}.DimensionCount ({len(ref.sizes)})")
             ok = False
@@ -256,10 +258,10 @@ def validate_slice(input_tensor, output_tensor, offsets, sizes, strides, level,
             counts_ok = all([check_field_count(v, "Offsets", offsets, ndim),
                              check_field_count(v, "Sizes", sizes, ndim),
                              check_field_count(v, "Strides", strides, ndim)])
-            values_ok = all([check_uint_fields(v, "Offsets", offsets, level),
-                             check_uint_fields(v, "Sizes", sizes, level),
-                             check_uint_fields(v, "Strides", strides, level)])
-            if counts_ok and values_ok:
+            check_uint_fields(v, "Offsets", offsets, level)
+            check_uint_fields(v, "Sizes", sizes, level)
+            check_uint_fields(v, "Strides", strides, level)
+            if counts_ok:
                 for i in range(ndim):
                     if sizes[i] != output_tensor.sizes[i]:
                         v.add(f"Sizes[{i}]", sizes[i],
@@ -292,17 +294,17 @@ def validate_slice1(input_tensor, output_tensor, window_offsets, window_sizes, w
             counts_ok = all([check_field_count(v, "InputWindowOffsets", window_offsets, ndim),
                              check_field_count(v, "InputWindowSizes", window_sizes, ndim),
                              check_field_count(v, "InputWindowStrides", window_strides, ndim)])
-            values_ok = all([check_uint_fields(v, "InputWindowOffsets", window_offsets, level),
-                             check_uint_fields(v, "InputWindowSizes", window_sizes, level)])
+            check_uint_fields(v, "InputWindowOffsets", window_offsets, level)
+            check_uint_fields(v, "InputWindowSizes", window_sizes, level)
             for i, stride in enumerate(window_strides):
                 if stride == 0:
                     v.add(f"InputWindowStrides[{i}]", 0, "not be 0")
-                    values_ok = False
                 elif level is not None and not INT32_MIN <= stride <= INT32_MAX:
                     v.add(f"InputWindowStrides[{i}]", stride, "fit in 32 bits (an INT)")
-                    values_ok = False
-            if counts_ok and values_ok:
+            if counts_ok:
                 for i in range(ndim):
+                    if window_strides[i] == 0:  # reported above; the bounds need a stride
+                        continue
                     _check_slice1_dim(v, i, input_tensor.sizes[i], output_tensor.sizes[i],
                                       window_offsets[i], window_sizes[i], window_strides[i],
                                       allow_empty)
@@ -331,7 +333,7 @@ def validate_tile(input_tensor, output_tensor, repeats, level, allow_empty=False
         if check_tensors(v, named, level, allow_empty):
             ndim = len(input_tensor.sizes)
             if check_field_count(v, "Repeats", repeats, ndim) and check_uint_fields(
-                    v, "Repeats", repeats, level):
+                    v, "Repeats", repeats, level):  # a negative repeat is reported once
                 for i, repeat in enumerate(repeats):
                     if repeat < 1:
                         v.add(f"Repeats[{i}]", repeat, "be at least 1")
@@ -360,3 +362,117 @@ def validate_cumulative(op, input_tensor, output_tensor, axis, axis_direction, l
             v.add("AxisDirection", axis_direction,
                   "be DML_AXIS_DIRECTION_INCREASING (0) or DML_AXIS_DIRECTION_DECREASING (1)")
     v.raise_if_any()
+
+
+# ---------------------------------------------------------------- buffer tensors (descriptors)
+
+TENSOR_FLAG_OWNED_BY_DML = 1
+
+
+def calc_buffer_tensor_size(element_size, sizes, strides=None):
+    """DMLCalcBufferTensorSize: the fewest bytes a buffer tensor's elements reach, rounded to 4.
+
+    Packed: product(sizes) * element_size; strided: (sum((size - 1) * stride) + 1) * element_size.
+    Assumes sizes of at least 1 and strides of at least 0 (checked by check_buffer_tensor).
+    """
+    if strides is None:
+        count = 1
+        for size in sizes:
+            count *= size
+    else:
+        count = 1 + sum((size - 1) * stride for size, stride in zip(sizes, strides))
+    return (count * element_size + 3) & ~3
+
+
+def check_buffer_tensor(v, field, desc, level, is_input):
+    """DML_BUFFER_TENSOR_DESC rules (SPEC.md section 2) the operator rules do not already check.
+
+    The operator's validator checks each tensor's type, dimension count and sizes (at least 1;
+    32-bit limits at a feature level). Here: the same 32-bit size limits in extended mode (a
+    descriptor's fields are UINTs at every level), strides, TotalTensorSizeInBytes, alignment and
+    flags. ``desc`` has data_type, sizes, strides, total_tensor_size_in_bytes,
+    guaranteed_base_offset_alignment and flags; returns False if its layout is unusable.
+    """
+    ok = True
+    sizes, strides = desc.sizes, desc.strides
+    if level is None and all(size >= 1 for size in sizes):
+        ok = _check_uint32_sizes(v, field, sizes)
+    if strides is not None:
+        if len(strides) != len(sizes):
+            v.add(f"{field}.Strides count", len(strides),
+                  f"equal {field}.DimensionCount ({len(sizes)})")
+            ok = False
+        else:
+            ok = check_uint_fields(v, f"{field}.Strides", strides, level or FeatureLevel.FL_1_0) \
+                and ok
+    element_size = _element_size(desc.data_type)
+    minimum = None
+    if ok and element_size and 1 <= len(sizes) <= 8 and all(size >= 1 for size in sizes):
+        minimum = calc_buffer_tensor_size(element_size, sizes, strides)
+    total = desc.total_tensor_size_in_bytes
+    if total is not None:
+        if total < 0 or total > 2**64 - 1:
+            v.add(f"{field}.TotalTensorSizeInBytes", total, "fit in 64 bits (a UINT64)")
+            ok = False
+        elif minimum is not None and total < minimum:
+            v.add(f"{field}.TotalTensorSizeInBytes", total,
+                  f"be at least DMLCalcBufferTensorSize ({minimum})")
+            ok = False
+    alignment = desc.guaranteed_base_offset_alignment
+    if alignment > UINT32_MAX:
+        v.add(f"{field}.GuaranteedBaseOffsetAlignment", alignment,
+              f"fit in 32 bits (at most {UINT32_MAX})")
+    elif alignment != 0 and (alignment < 0 or alignment & (alignment - 1)
+                             or (element_size and alignment < element_size)):
+        least = f"at least the element size ({element_size})" if element_size else ""
+        v.add(f"{field}.GuaranteedBaseOffsetAlignment", alignment,
+              f"be 0 or a power of two {least}".rstrip())
+    if desc.flags not in (0, TENSOR_FLAG_OWNED_BY_DML):
+        v.add(f"{field}.Flags", desc.flags,
+              "be DML_TENSOR_FLAG_NONE (0) or DML_TENSOR_FLAG_OWNED_BY_DML (1)")
+    elif desc.flags == TENSOR_FLAG_OWNED_BY_DML and not is_input:
+        v.add(f"{field}.Flags", "DML_TENSOR_FLAG_OWNED_BY_DML (1)",
+              "be DML_TENSOR_FLAG_NONE (0) on an output")
+    return ok
+
+
+def _check_uint32_sizes(v, field, sizes):
+    """Extended mode's share of check_sizes' 32-bit limits, for descriptors only (same messages)."""
+    ok = True
+    for i, size in enumerate(sizes):
+        if size > UINT32_MAX:
+            v.add(f"{field}.Sizes[{i}]", size, f"fit in 32 bits (at most {UINT32_MAX})")
+            ok = False
+    count = 1
+    for size in sizes:
+        count *= size
+    if ok and count > UINT32_MAX:
+        v.add(f"{field} element count", count, f"be at most {UINT32_MAX} (2^32 - 1)")
+        ok = False
+    return ok
+
+
+def check_output_self_overlap(v, field, desc, element_size):
+    """An output's strides may not map two coordinates to one element (0 or tangled strides)."""
+    strides = desc.strides
+    if strides is not None and _strided_self_overlaps(desc.sizes, strides, element_size):
+        v.add(f"{field}.Strides", list(strides),
+              f"map every coordinate of Sizes {list(desc.sizes)} to its own element (an output "
+              f"must not overlap itself)")
+
+
+def _strided_self_overlaps(sizes, strides, element_size):
+    """_arrays.self_overlaps on a metadata-only NumPy view: no memory is read or allocated."""
+    import numpy as np
+    from numpy.lib.stride_tricks import as_strided
+
+    from ._arrays import self_overlaps
+    base = np.empty(1, dtype=f"V{element_size}")
+    view = as_strided(base, shape=tuple(sizes),
+                      strides=tuple(s * element_size for s in strides), writeable=False)
+    return self_overlaps(view)
+
+
+def _element_size(data_type):
+    from ._types import ELEMENT_SIZES
+    return ELEMENT_SIZES.get(data_type, 0)

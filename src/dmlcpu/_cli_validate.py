@@ -1,0 +1,313 @@
+"""python -m dmlcpu validate FILE.json [--feature-level L]: would DirectML accept this operator?
+
+The file holds one JSON object describing one operator with DirectML's field names::
+
+    {"operator": "SPLIT",
+     "InputTensor": {"DataType": "FLOAT32", "Sizes": [1, 1, 6, 2]},
+     "OutputTensors": [{"DataType": "FLOAT32", "Sizes": [1, 1, 2, 2]},
+                       {"DataType": "FLOAT32", "Sizes": [1, 1, 1, 2]},
+                       {"DataType": "FLOAT32", "Sizes": [1, 1, 3, 2]}],
+     "Axis": 2}
+
+- ``operator``: SPLIT, JOIN, SLICE, SLICE1, TILE, CUMULATIVE_SUMMATION or CUMULATIVE_PRODUCT
+  (a ``DML_OPERATOR_`` prefix is allowed).
+- Operator fields: SPLIT InputTensor, OutputTensors, Axis; JOIN InputTensors, OutputTensor, Axis;
+  SLICE InputTensor, OutputTensor, Offsets, Sizes, Strides; SLICE1 InputTensor, OutputTensor,
+  InputWindowOffsets, InputWindowSizes, InputWindowStrides; TILE InputTensor, OutputTensor,
+  Repeats; CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT InputTensor, OutputTensor, Axis,
+  AxisDirection (0, 1, "INCREASING", "DECREASING", optional: INCREASING) and HasExclusiveSum /
+  HasExclusiveProduct (true, false, 0 or 1; optional: false).
+- Tensor fields (DML_BUFFER_TENSOR_DESC): DataType ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32" or
+  the value 1), Sizes, and optionally Strides (elements), TotalTensorSizeInBytes,
+  GuaranteedBaseOffsetAlignment, Flags (0, 1, "NONE", "OWNED_BY_DML").
+- Every field name is also accepted in the Python API's snake_case (``input_tensor``,
+  ``total_tensor_size_in_bytes``...). The counts DirectML carries beside arrays (DimensionCount,
+  OutputCount, InputCount, RepeatsCount) and a tensor's ``Type`` (DML_TENSOR_TYPE_BUFFER) may be
+  given; they must then agree with the arrays. Any other key is an error.
+
+Output and exit status: with ``--feature-level L`` (1_0 ... 6_4, or "extended"), "accepted" and
+0, or every rule the operator breaks at L, one per line, and 1. Without it: the feature levels
+at which DirectML accepts it (and whether extended mode does), status 0; if no feature level
+accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
+Status 2: unreadable file, malformed description or bad usage, with the reason on stderr.
+"""
+import argparse
+import json
+import sys
+
+from ._desc import OPERATOR_DESCS, TensorDesc, check_operator
+from ._errors import InvalidArgumentError
+from ._types import FeatureLevel
+from ._validate import parse_feature_level
+
+NEWEST = max(FeatureLevel)
+
+
+class FormatError(Exception):
+    """The file does not describe an operator in the documented format (status 2)."""
+
+
+def _key(name):
+    """DirectML's and snake_case spellings of a field name compare equal."""
+    return name.replace("_", "").lower()
+
+
+# Per operator: (DirectML field name, Python keyword, kind, required).
+_FIELDS = {
+    "SPLIT": [("InputTensor", "input_tensor", "tensor", True),
+              ("OutputTensors", "output_tensors", "tensors", True),
+              ("Axis", "axis", "int", True)],
+    "JOIN": [("InputTensors", "input_tensors", "tensors", True),
+             ("OutputTensor", "output_tensor", "tensor", True),
+             ("Axis", "axis", "int", True)],
+    "SLICE": [("InputTensor", "input_tensor", "tensor", True),
+              ("OutputTensor", "output_tensor", "tensor", True),
+              ("Offsets", "offsets", "ints", True), ("Sizes", "sizes", "ints", True),
+              ("Strides", "strides", "ints", True)],
+    "SLICE1": [("InputTensor", "input_tensor", "tensor", True),
+               ("OutputTensor", "output_tensor", "tensor", True),
+               ("InputWindowOffsets", "input_window_offsets", "ints", True),
+               ("InputWindowSizes", "input_window_sizes", "ints", True),
+               ("InputWindowStrides", "input_window_strides", "ints", True)],
+    "TILE": [("InputTensor", "input_tensor", "tensor", True),
+             ("OutputTensor", "output_tensor", "tensor", True),
+             ("Repeats", "repeats", "ints", True)],
+    "CUMULATIVE_SUMMATION": [("InputTensor", "input_tensor", "tensor", True),
+                             ("OutputTensor", "output_tensor", "tensor", True),
+                             ("Axis", "axis", "int", True),
+                             ("AxisDirection", "axis_direction", "direction", False),
+                             ("HasExclusiveSum", "has_exclusive_sum", "bool", False)],
+    "CUMULATIVE_PRODUCT": [("InputTensor", "input_tensor", "tensor", True),
+                           ("OutputTensor", "output_tensor", "tensor", True),
+                           ("Axis", "axis", "int", True),
+                           ("AxisDirection", "axis_direction", "direction", False),
+                           ("HasExclusiveProduct", "has_exclusive_product", "bool", False)],
+}
+# Counts DirectML keeps beside an array: (count field, the array it counts).
+_COUNTS = {"SPLIT": [("OutputCount", "OutputTensors")], "JOIN": [("InputCount", "InputTensors")],
+           "TILE": [("RepeatsCount", "Repeats")]}
+_TENSOR_FIELDS = [("DataType", "data_type", True), ("Sizes", "sizes", True),
+                  ("Strides", "strides", False),
+                  ("TotalTensorSizeInBytes", "total_tensor_size_in_bytes", False),
+                  ("GuaranteedBaseOffsetAlignment", "guaranteed_base_offset_alignment", False),
+                  ("Flags", "flags", False)]
+_FLAG_NAMES = {"NONE": 0, "OWNED_BY_DML": 1}
+_DIRECTION_NAMES = {"INCREASING": 0, "DECREASING": 1}
+
+
+def _take(obj, path, known):
+    """obj's fields by normalized name; unknown keys are an error."""
+    if not isinstance(obj, dict):
+        raise FormatError(f"{path or 'the file'} must be a JSON object, not {type(obj).__name__}")
+    fields = {}
+    for name, value in obj.items():
+        key = _key(name)
+        if key not in known:
+            where = f" in {path}" if path else ""
+            raise FormatError(f"unknown field {name!r}{where}; expected "
+                              f"{', '.join(sorted(known.values()))}")
+        if key in fields:
+            raise FormatError(f"field {name!r} is given twice{' in ' + path if path else ''}")
+        fields[key] = value
+    return fields
+
+
+def _int(value, path):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormatError(f"{path} must be an integer, not {json.dumps(value)}")
+    return value
+
+
+def _ints(value, path):
+    if not isinstance(value, list):
+        raise FormatError(f"{path} must be a list of integers, not {json.dumps(value)}")
+    return [_int(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+
+def _named(value, names, prefix, path):
+    """An int, or a name from names (with an optional DirectML prefix)."""
+    if isinstance(value, str):
+        name = value.strip().upper()
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+        if name not in names:
+            raise FormatError(f"{path} is {value!r}; expected one of {', '.join(names)} or an "
+                              f"integer")
+        return names[name]
+    return _int(value, path)
+
+
+def _tensor(obj, path):
+    known = {_key(name): name for name, _, _ in _TENSOR_FIELDS}
+    known.update({"dimensioncount": "DimensionCount", "type": "Type"})
+    fields = _take(obj, path, known)
+    kwargs = {}
+    for name, keyword, required in _TENSOR_FIELDS:
+        key = _key(name)
+        if key not in fields:
+            if required:
+                raise FormatError(f"{path}.{name} is missing")
+            continue
+        value = fields[key]
+        where = f"{path}.{name}"
+        if name == "DataType":
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
+                raise FormatError(f"{where} must be a type name or value, not {json.dumps(value)}")
+        elif name in ("Sizes", "Strides"):
+            value = None if value is None and name == "Strides" else _ints(value, where)
+        elif name == "TotalTensorSizeInBytes":
+            value = None if value is None else _int(value, where)
+        elif name == "Flags":
+            value = _named(value, _FLAG_NAMES, "DML_TENSOR_FLAG_", where)
+        else:
+            value = _int(value, where)
+        kwargs[keyword] = value
+    if "dimensioncount" in fields and fields["dimensioncount"] != len(kwargs["sizes"]):
+        raise FormatError(f"{path}.DimensionCount is {json.dumps(fields['dimensioncount'])} but "
+                          f"Sizes has {len(kwargs['sizes'])} entries")
+    if "type" in fields and str(fields["type"]).upper() not in ("BUFFER", "DML_TENSOR_TYPE_BUFFER"):
+        raise FormatError(f"{path}.Type is {json.dumps(fields['type'])}; only "
+                          f"DML_TENSOR_TYPE_BUFFER tensors exist")
+    return TensorDesc(**kwargs)
+
+
+def parse_operator(obj):
+    """The operator descriptor a parsed JSON object describes (FormatError if malformed)."""
+    if not isinstance(obj, dict):
+        raise FormatError(f"the file must hold one JSON object, not {type(obj).__name__}")
+    op_keys = [k for k in obj if _key(k) in ("operator", "type")]
+    if len(op_keys) != 1 or not isinstance(obj[op_keys[0]], str):
+        raise FormatError('the object must name its operator once, e.g. "operator": "SPLIT"')
+    op = obj[op_keys[0]].strip().upper()
+    if op.startswith("DML_OPERATOR_"):
+        op = op[len("DML_OPERATOR_"):]
+    if op not in _FIELDS:
+        raise FormatError(f"operator {obj[op_keys[0]]!r} is not one of {', '.join(_FIELDS)}")
+    spec = _FIELDS[op]
+    known = {_key(name): name for name, _, _, _ in spec}
+    known.update({_key(count): count for count, _ in _COUNTS.get(op, [])})
+    fields = _take({k: v for k, v in obj.items() if k != op_keys[0]}, op, known)
+    kwargs = {}
+    for name, keyword, kind, required in spec:
+        key = _key(name)
+        if key not in fields:
+            if required:
+                raise FormatError(f"{op}: field {name} is missing")
+            continue
+        value = fields[key]
+        if kind == "tensor":
+            value = _tensor(value, name)
+        elif kind == "tensors":
+            if not isinstance(value, list):
+                raise FormatError(f"{name} must be a list of tensors")
+            value = [_tensor(t, f"{name}[{i}]") for i, t in enumerate(value)]
+        elif kind == "ints":
+            value = _ints(value, name)
+        elif kind == "direction":
+            value = _named(value, _DIRECTION_NAMES, "DML_AXIS_DIRECTION_", name)
+        elif kind == "bool":
+            value = value if isinstance(value, bool) else _int(value, name)
+        else:
+            value = _int(value, name)
+        kwargs[keyword] = value
+    for count, array in _COUNTS.get(op, []):
+        if _key(count) in fields and fields[_key(count)] != len(fields[_key(array)]):
+            raise FormatError(f"{op}: {count} is {json.dumps(fields[_key(count)])} but {array} "
+                              f"has {len(fields[_key(array)])} entries")
+    return OPERATOR_DESCS[op](**kwargs)
+
+
+def _level_list(levels):
+    labels = [level.label for level in levels]
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+
+
+def _indent(messages):
+    return ["  " + message for message in messages]
+
+
+def report(desc, level_arg):
+    """(status, lines) for desc at level_arg (a level, "extended", or None for every level)."""
+    op = desc.OPERATOR
+    if level_arg is not None:
+        level = None if level_arg == "extended" else level_arg
+        where = "in extended mode" if level is None else f"at feature level {level.label}"
+        broken = check_operator(desc, level)
+        if not broken:
+            return 0, [f"{op}: accepted {where}"]
+        return 1, [f"{op}: rejected {where}; it breaks {len(broken)} rule(s):"] + _indent(broken)
+    accepted = [level for level in FeatureLevel if not check_operator(desc, level)]
+    extended = check_operator(desc, None)
+    ext_text = "accepted in extended mode" if not extended else "rejected in extended mode"
+    if accepted:
+        levels = list(FeatureLevel)
+        first = levels.index(accepted[0])
+        if accepted == levels[first:]:
+            text = (f"{accepted[0].label} and later" if len(accepted) > 1
+                    else f"{accepted[0].label} only")
+        else:
+            text = _level_list(accepted)
+        lines = [f"{op}: accepted at feature levels {text}; {ext_text}"]
+        return 0, lines + _indent(extended)
+    newest = check_operator(desc, NEWEST)
+    lines = [f"{op}: rejected at every feature level; at {NEWEST.label} it breaks "
+             f"{len(newest)} rule(s):"] + _indent(newest)
+    if not extended:
+        lines.append(f"{op}: {ext_text} (dmlcpu's feature_level=None)")
+    elif extended == newest:
+        lines.append(f"{op}: {ext_text} too, for the same rule(s)")
+    else:
+        lines.append(f"{op}: {ext_text} too, where it breaks {len(extended)} rule(s):")
+        lines += _indent(extended)
+    return 1, lines
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m dmlcpu validate",
+        description="Say whether DirectML would accept the operator described in a JSON file.",
+        epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", help="a JSON file describing one operator")
+    parser.add_argument("--feature-level", metavar="L",
+                        help="check at one level: 1_0 ... 6_4, or 'extended'")
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse printed the usage; keep its status (0 for --help)
+        return 0 if exit_.code == 0 else 2
+    level_arg = None
+    if args.feature_level is not None:
+        if args.feature_level.strip().lower() in ("extended", "none"):
+            level_arg = "extended"
+        else:
+            try:
+                level_arg = parse_feature_level(args.feature_level)
+            except InvalidArgumentError as error:
+                print(f"dmlcpu validate: {error}", file=sys.stderr)
+                return 2
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            obj = json.load(handle)
+        desc = parse_operator(obj)
+    except OSError as error:
+        print(f"dmlcpu validate: cannot read {args.file}: {error.strerror or error}",
+              file=sys.stderr)
+        return 2
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        print(f"dmlcpu validate: {args.file} is not valid JSON: {error}", file=sys.stderr)
+        return 2
+    except (FormatError, TypeError) as error:
+        print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
+        return 2
+    status, lines = report(desc, level_arg)
+    print("\n".join(lines))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

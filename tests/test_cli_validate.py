@@ -1,0 +1,179 @@
+"""python -m dmlcpu validate: output lines and exit status, in a subprocess and in-process."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dmlcpu
+
+from dmlcpu._cli_validate import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+VALID_OUT = "SPLIT: accepted at feature levels 1_0 and later; accepted in extended mode\n"
+INVALID_OUT = """\
+SPLIT: rejected at every feature level; at 6_4 it breaks 3 rule(s):
+  SPLIT: OutputTensors[1].Sizes[3] is 3 but must equal InputTensor.Sizes[3] (2); only Axis 2 may differ
+  SPLIT: the sum of OutputTensors[*].Sizes[2] is 10 but must equal InputTensor.Sizes[2] (6)
+  SPLIT: OutputTensors[2].TotalTensorSizeInBytes is 16 but must be at least DMLCalcBufferTensorSize (24)
+SPLIT: rejected in extended mode too, for the same rule(s)
+"""  # noqa: E501
+
+
+def run_cli(*args):
+    # the subprocess imports the same dmlcpu as this test process (installed, or src/ in a checkout)
+    package_parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (package_parent, os.environ.get("PYTHONPATH")) if p))
+    return subprocess.run([sys.executable, "-m", "dmlcpu", "validate", *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+
+
+def test_subprocess_valid_example():
+    result = run_cli(EXAMPLES / "split_valid.json")
+    assert (result.returncode, result.stdout, result.stderr) == (0, VALID_OUT, "")
+
+
+def test_subprocess_invalid_example():
+    result = run_cli(EXAMPLES / "split_invalid.json")
+    assert (result.returncode, result.stdout, result.stderr) == (1, INVALID_OUT, "")
+
+
+def test_subprocess_unreadable_file():
+    result = run_cli(ROOT / "no-such-file.json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "cannot read" in result.stderr and "no-such-file.json" in result.stderr
+
+
+def write(tmp_path, obj, name="op.json"):
+    path = tmp_path / name
+    path.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return str(path)
+
+
+def run_main(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_main_examples_match_subprocess(capsys):
+    assert run_main(capsys, str(EXAMPLES / "split_valid.json")) == (0, VALID_OUT, "")
+    assert run_main(capsys, str(EXAMPLES / "split_invalid.json")) == (1, INVALID_OUT, "")
+
+
+def test_main_at_one_level(capsys):
+    path = str(EXAMPLES / "split_valid.json")
+    assert run_main(capsys, path, "--feature-level", "1_0") == (
+        0, "SPLIT: accepted at feature level 1_0\n", "")
+    assert run_main(capsys, path, "--feature-level", "extended") == (
+        0, "SPLIT: accepted in extended mode\n", "")
+
+
+def test_main_rejected_at_one_level(tmp_path, capsys):
+    path = write(tmp_path, {
+        "operator": "DML_OPERATOR_TILE",
+        "input_tensor": {"data_type": "DML_TENSOR_DATA_TYPE_INT32", "sizes": [1, 2, 3]},
+        "output_tensor": {"DataType": 6, "Sizes": [1, 2, 6], "Flags": "OWNED_BY_DML"},
+        "Repeats": [1, 1, 2]})
+    status, out, err = run_main(capsys, path, "--feature-level", "2_1")
+    assert status == 1 and err == ""
+    assert out.splitlines() == [
+        "TILE: rejected at feature level 2_1; it breaks 2 rule(s):",
+        "  TILE: InputTensor.DimensionCount is 3 but must be 4 at feature level 2_1",
+        "  TILE: OutputTensor.Flags is DML_TENSOR_FLAG_OWNED_BY_DML (1) but must be "
+        "DML_TENSOR_FLAG_NONE (0) on an output"]
+
+
+def test_main_levels_range_from_first_type_level(tmp_path, capsys):
+    path = write(tmp_path, {
+        "operator": "CUMULATIVE_PRODUCT",
+        "InputTensor": {"DataType": "INT64", "Sizes": [3], "Strides": [1]},
+        "OutputTensor": {"DataType": "INT64", "Sizes": [3], "TotalTensorSizeInBytes": 32},
+        "Axis": 0, "AxisDirection": "DECREASING", "HasExclusiveProduct": True})
+    assert run_main(capsys, path) == (
+        0, "CUMULATIVE_PRODUCT: accepted at feature levels 5_0 and later; accepted in "
+           "extended mode\n", "")
+
+
+def test_main_only_extended_mode_accepts(tmp_path, capsys):
+    path = write(tmp_path, {
+        "operator": "CUMULATIVE_SUMMATION",
+        "InputTensor": {"DataType": "INT8", "Sizes": [3]},
+        "OutputTensor": {"DataType": "INT8", "Sizes": [3]}, "Axis": 0})
+    status, out, _ = run_main(capsys, path)
+    assert status == 1
+    assert out.splitlines() == [
+        "CUMULATIVE_SUMMATION: rejected at every feature level; at 6_4 it breaks 1 rule(s):",
+        "  CUMULATIVE_SUMMATION: InputTensor.DataType is INT8 but must be one of FLOAT32, "
+        "FLOAT16, INT64, INT32, UINT64, UINT32 at feature level 6_4",
+        "CUMULATIVE_SUMMATION: accepted in extended mode (dmlcpu's feature_level=None)"]
+
+
+def test_main_out_of_bounds_slice(tmp_path, capsys):
+    path = write(tmp_path, {
+        "operator": "SLICE",
+        "InputTensor": {"DataType": "INT8", "Sizes": [9]},
+        "OutputTensor": {"DataType": "INT8", "Sizes": [2]},
+        "Offsets": [8], "Sizes": [2], "Strides": [1]})
+    status, out, _ = run_main(capsys, path)
+    assert status == 1
+    assert out.splitlines() == [
+        "SLICE: rejected at every feature level; at 6_4 it breaks 1 rule(s):",
+        "  SLICE: Offsets[0] + Strides[0] * (Sizes[0] - 1) is 8 + 1 * 1 = 9 but must be less "
+        "than InputTensor.Sizes[0] (9)",
+        "SLICE: rejected in extended mode too, for the same rule(s)"]
+
+
+def test_main_extended_mode_breaks_fewer_rules(tmp_path, capsys):
+    path = write(tmp_path, {
+        "operator": "CUMULATIVE_SUMMATION",
+        "InputTensor": {"DataType": "UINT16", "Sizes": [3]},
+        "OutputTensor": {"DataType": "UINT16", "Sizes": [3]}, "Axis": 1})
+    status, out, _ = run_main(capsys, path)
+    assert status == 1
+    assert out.splitlines() == [
+        "CUMULATIVE_SUMMATION: rejected at every feature level; at 6_4 it breaks 2 rule(s):",
+        "  CUMULATIVE_SUMMATION: InputTensor.DataType is UINT16 but must be one of FLOAT32, "
+        "FLOAT16, INT64, INT32, UINT64, UINT32 at feature level 6_4",
+        "  CUMULATIVE_SUMMATION: Axis is 1 but must be in [0, 0] (DimensionCount - 1)",
+        "CUMULATIVE_SUMMATION: rejected in extended mode too, where it breaks 1 rule(s):",
+        "  CUMULATIVE_SUMMATION: Axis is 1 but must be in [0, 0] (DimensionCount - 1)"]
+
+
+@pytest.mark.parametrize("content,message", [
+    ("{not json", "is not valid JSON"),
+    ("[1, 2]", "must hold one JSON object"),
+    ({"InputTensor": {}}, 'must name its operator once'),
+    ({"operator": "GEMM"}, "operator 'GEMM' is not one of SPLIT"),
+    ({"operator": "TILE", "InputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+      "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}}, "TILE: field Repeats is missing"),
+    ({"operator": "TILE", "InputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+      "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}, "Repeats": [1], "Repeat": [1]},
+     "unknown field 'Repeat' in TILE"),
+    ({"operator": "TILE", "InputTensor": {"DataType": "FLOAT32", "Sizes": [2.5]},
+      "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}, "Repeats": [1]},
+     "InputTensor.Sizes[0] must be an integer, not 2.5"),
+    ({"operator": "TILE", "InputTensor": {"DataType": "FLOAT32", "Sizes": [2],
+                                          "DimensionCount": 2},
+      "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}, "Repeats": [1]},
+     "InputTensor.DimensionCount is 2 but Sizes has 1 entries"),
+    ({"operator": "SPLIT", "InputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+      "OutputTensors": [{"DataType": "FLOAT32", "Sizes": [2]}], "OutputCount": 2, "Axis": 0},
+     "SPLIT: OutputCount is 2 but OutputTensors has 1 entries"),
+])
+def test_main_malformed_files_exit_2(tmp_path, capsys, content, message):
+    status, out, err = run_main(capsys, write(tmp_path, content))
+    assert status == 2 and out == ""
+    assert message in err
+
+
+def test_main_bad_usage_exit_2(capsys):
+    assert run_main(capsys)[0] == 2
+    status, _, err = run_main(capsys, str(EXAMPLES / "split_valid.json"), "--feature-level",
+                              "7_0")
+    assert status == 2 and "'7_0' is not a DirectML feature level" in err

@@ -1,0 +1,78 @@
+"""Eager calls remember their validated plan per signature: reuse must never change an answer
+or let through an argument the validator refuses."""
+import numpy as np
+import pytest
+
+import dmlcpu as dml
+from dmlcpu import _ops
+
+
+def test_repeated_calls_read_fresh_data_and_return_fresh_arrays():
+    for k in range(3):
+        x = np.arange(12, dtype=np.float32).reshape(2, 6) * (k + 1)
+        a, b = dml.split(x, axis=1, output_axis_sizes=[2, 4])
+        assert np.array_equal(a, x[:, :2]) and np.array_equal(b, x[:, 2:])
+        c = dml.join([a, b], axis=1)
+        assert np.array_equal(c, x)
+        assert not np.shares_memory(c, x) and c.flags.c_contiguous
+
+
+def test_signature_includes_strides_and_dtype():
+    base = np.arange(24, dtype=np.int32).reshape(4, 6)
+    for x in (base, base[:, ::-1], base[::2], base.astype(np.int8), np.asfortranarray(base)):
+        got = dml.slice(x, offsets=[0, 1], sizes=[2, 2], strides=[1, 2])
+        assert np.array_equal(got, x[0:2, 1:4:2]) and got.dtype == x.dtype
+
+
+def test_every_operator_takes_the_remembered_path():
+    _ops._CACHE.clear()
+    x = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    calls = [
+        lambda: dml.split(x, axis=0, output_axis_sizes=[1, 2]),
+        lambda: dml.join([x, x], axis=1),
+        lambda: dml.slice(x, offsets=[0, 0], sizes=[3, 2], strides=[1, 2]),
+        lambda: dml.slice1(x, input_window_offsets=[0, 0], input_window_sizes=[3, 4],
+                           input_window_strides=[-1, 2]),
+        lambda: dml.tile(x, repeats=[2, 1]),
+        lambda: dml.cumulative_summation(x, axis=1, has_exclusive_sum=True),
+        lambda: dml.cumulative_product(x, axis=0, axis_direction=dml.AxisDirection.DECREASING),
+    ]
+    first = [call() for call in calls]
+    assert len(_ops._CACHE) == len(calls)
+    second = [call() for call in calls]
+    for a, b in zip(first, second):
+        for p, q in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]):
+            assert p.tobytes() == q.tobytes() and p.shape == q.shape
+    assert np.array_equal(second[5], np.cumsum(x, axis=1) - x)
+    assert np.array_equal(second[6], np.cumprod(x[::-1], axis=0)[::-1])
+
+
+def test_values_equal_to_a_remembered_key_are_still_validated():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    dml.split(x, axis=1, output_axis_sizes=[1, 2])
+    with pytest.raises(TypeError, match="Axis must be an integer, not bool"):
+        dml.split(x, axis=True, output_axis_sizes=[1, 2])
+    with pytest.raises(TypeError, match=r"output_axis_sizes\[0\] must be an integer"):
+        dml.split(x, axis=1, output_axis_sizes=[1.0, 2])
+    dml.tile(x, repeats=[1, 2])
+    with pytest.raises(TypeError):
+        dml.tile(x, repeats=[1.0, 2.0])
+    dml.cumulative_summation(x, axis=1, has_exclusive_sum=True)
+    assert np.array_equal(dml.cumulative_summation(x, axis=1, has_exclusive_sum=1),
+                          np.cumsum(x, axis=1) - x)
+
+
+def test_refused_calls_are_not_remembered():
+    _ops._CACHE.clear()
+    x = np.zeros((2, 3), np.float32)
+    for _ in range(2):
+        with pytest.raises(dml.InvalidArgumentError):
+            dml.split(x, axis=1, output_axis_sizes=[1, 1])
+    assert not _ops._CACHE
+
+
+def test_the_memory_of_plans_is_bounded():
+    _ops._CACHE.clear()
+    for n in range(1, _ops._CACHE_LIMIT + 10):
+        dml.tile(np.zeros(n, np.uint8), repeats=[2])
+    assert len(_ops._CACHE) <= _ops._CACHE_LIMIT

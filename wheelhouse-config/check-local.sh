@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Local release checks (what cibuildwheel does on CI runners, minus the containers):
+#  1. `python -m build` makes an sdist and, from it, a wheel; a second wheel is built from the tree;
+#  2. `auditwheel show` finds a manylinux tag and no external libraries; `auditwheel repair`
+#     vendors nothing;
+#  3. each wheel installs into a fresh virtual environment outside the repository and passes the
+#     tests (the manylinux wheel once per usable ISA, via test_wheel.py; the sdist's wheel once);
+#  4. the baseline-ISA proof (check-baseline.sh) runs against the installed wheel.
+# Usage: wheelhouse-config/check-local.sh [--quick]   (--quick: a smoke test instead of the suite)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+quick=${1:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+start=$SECONDS
+
+echo "== tools"
+python3 -m venv "$work/tools"
+"$work/tools/bin/pip" install -q build auditwheel setuptools "Cython>=3"
+
+echo "== python -m build: sdist, then a wheel from the sdist; and a wheel from the tree"
+"$work/tools/bin/python" -m build --outdir "$work/dist" "$root" >"$work/build.log" 2>&1 ||
+  { tail -40 "$work/build.log"; exit 1; }
+"$work/tools/bin/python" -m build --wheel --outdir "$work/tree-dist" "$root" >>"$work/build.log" 2>&1 ||
+  { tail -40 "$work/build.log"; exit 1; }
+ls -l "$work/dist" "$work/tree-dist"
+sdist=$(ls "$work"/dist/*.tar.gz)
+sdist_wheel=$(ls "$work"/dist/*.whl)
+tree_wheel=$(ls "$work"/tree-dist/*.whl)
+# the sdist carries what a build needs
+for f in setup.py pyproject.toml README.md src/dmlcpu/_core.pyx csrc/include/dmlcpu/dmlcpu.h \
+         wheelhouse-config/cibuildwheel.toml tests/test_validation.py; do
+  tar -tzf "$sdist" | grep -q "/$f$" || { echo "sdist lacks $f"; exit 1; }
+done
+
+echo "== auditwheel"
+"$work/tools/bin/auditwheel" show "$tree_wheel" | tee "$work/show.txt"
+grep -q 'manylinux' "$work/show.txt" || { echo "no manylinux tag"; exit 1; }
+"$work/tools/bin/auditwheel" repair -w "$work/repaired" "$tree_wheel" >"$work/repair.log" 2>&1 ||
+  { cat "$work/repair.log"; exit 1; }
+repaired=$(ls "$work"/repaired/*.whl)
+echo "repaired: $(basename "$repaired")"
+if unzip -l "$repaired" | grep -q '\.libs/'; then
+  echo "the repaired wheel vendors external libraries:"; unzip -l "$repaired" | grep '\.libs/'; exit 1
+fi
+
+run_tests() {  # $1 = wheel, $2 = label, $3 = "all-isas" or "once"
+  local venv="$work/venv-$2"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "$1[test]"
+  mkdir -p "$work/project-$2"  # the tests and the example files they read, not the package
+  cp -r "$root/tests" "$root/examples" "$work/project-$2/"
+  cd "$work"  # outside the repository: the installed wheel is what gets imported
+  "$venv/bin/python" -c "import dmlcpu, sys; assert '$root' not in dmlcpu.__file__; print(dmlcpu.__file__)"
+  if [ "$quick" = "--quick" ]; then
+    "$venv/bin/python" "$here/smoke.py"
+  elif [ "$3" = "all-isas" ]; then
+    "$venv/bin/python" "$here/test_wheel.py" "$work/project-$2/tests" -x
+  else
+    "$venv/bin/python" -m pytest -q -x -p no:cacheprovider "$work/project-$2/tests"
+  fi
+  cd - >/dev/null
+}
+
+echo "== the manylinux wheel in a fresh venv"
+run_tests "$repaired" manylinux all-isas
+echo "== the wheel built from the sdist in a fresh venv"
+run_tests "$sdist_wheel" sdist once
+
+echo "== baseline-ISA proof"
+"$here/check-baseline.sh" "$work/venv-manylinux/bin/python" "$work/tools/bin/python"
+
+echo "== local wheel checks passed in $((SECONDS - start)) s"
