@@ -307,3 +307,19 @@ def test_kernels_read_nothing_outside_the_source():
     result = subprocess.run([sys.executable, "-c", GUARD_SCRIPT] + USABLE, capture_output=True,
                             text=True, env=dict(os.environ, PYTHONPATH=SRC))
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="mmap guard pages need POSIX")
+@pytest.mark.parametrize("name", USABLE)
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_every_operator_inside_its_buffers_under_each_isa(name, threads):
+    """tests/guard_pages_run.py (every operator flush against inaccessible pages) with the
+    kernel table forced to each ISA and one or several threads."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((tests, SRC)), DMLCPU_FORCE_ISA=name,
+               DMLCPU_NUM_THREADS=threads)
+    env.pop("DMLCPU_DISABLE_ISA", None)
+    result = subprocess.run([sys.executable, os.path.join(tests, "guard_pages_run.py")],
+                            capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert int(result.stdout.split("guarded calls:")[1]) > 1000
