@@ -499,7 +499,7 @@ def main(argv=None):
         "".join(", %s %s" % (k, info[k]) for k in ("torch", "onnxruntime") if k in info)))
     print("active ISA: %s; threads: %d (ratios > 1: dmlcpu faster; memcpy = np.copyto of the "
           "output's bytes)" % (info["active_isa"], all_threads))
-    budget, min_rounds = (0.1, 3) if args.quick else (1.5, 5)
+    budget, min_rounds = (0.12, 4) if args.quick else (1.5, 5)
     rows = []
     group = None
     for w in suite(args.quick):
