@@ -67,11 +67,11 @@ typedef struct copy_plan {
     panel_kind kind;
     int streams;          /* non-temporal stores: fence after the chunk */
     dmlcpu_copy_rows_fn rows_kernel;
-    int64_t rows, run;    /* panel shape: rows = 1 unless blocked; run in kernel elements */
+    int64_t rows, run;    /* panel shape: rows = 1 for PANEL_RUN; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
     int64_t outer_count;  /* product of sizes[0, outer) */
     int split_panel;
-    int64_t panel_split;  /* rows (blocked) or run elements split across chunks */
+    int64_t panel_split;  /* rows (or, for PANEL_RUN, run elements) split across chunks */
     int64_t split_align;  /* chunk boundaries are multiples of this */
 } copy_plan;
 
