@@ -12,11 +12,13 @@ from ._ops import (cumulative_product, cumulative_summation, join, slice, slice1
 from ._support import support_table
 from ._types import AxisDirection, FeatureLevel, TensorDataType
 from ._version import __version__
+from ._core import get_num_threads, set_num_threads, show_config
 
 __all__ = [
     "AxisDirection", "CoreError", "DmlcpuError", "FeatureLevel", "InvalidArgumentError",
-    "TensorDataType", "__version__", "cumulative_product", "cumulative_summation", "join",
-    "slice", "slice1", "split", "support_table", "tile",
+    "TensorDataType", "__version__", "cumulative_product", "cumulative_summation",
+    "get_num_threads", "join", "set_num_threads", "show_config", "slice", "slice1", "split",
+    "support_table", "tile",
     # descriptors over raw buffers (dmlcpu._desc)
     "CompiledOperator", "CumulativeProductOperatorDesc", "CumulativeSummationOperatorDesc",
     "JoinOperatorDesc", "Slice1OperatorDesc", "SliceOperatorDesc", "SplitOperatorDesc",

@@ -1,5 +1,5 @@
 # Extern declarations of the C core; nothing else lives here.
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 
 
 cdef extern from "dmlcpu/dmlcpu.h" nogil:
@@ -30,3 +30,28 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize)
     dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu_dtype dtype,
                               int32_t axis, dmlcpu_scan_op op, int32_t reverse, int32_t exclusive)
+
+    # runtime configuration: ISA dispatch and threads
+    ctypedef enum dmlcpu_isa:
+        DMLCPU_ISA_SCALAR
+        DMLCPU_ISA_AVX2
+        DMLCPU_ISA_AVX512
+        DMLCPU_ISA_NEON
+        DMLCPU_ISA_COUNT
+    enum: DMLCPU_CPU_FEATURE_COUNT
+    enum: DMLCPU_MAX_THREADS
+    void dmlcpu_init()
+    uint32_t dmlcpu_cpu_features()
+    const char *dmlcpu_cpu_feature_name(int bit)
+    const char *dmlcpu_isa_name(int isa)
+    uint32_t dmlcpu_compiled_isas()
+    uint32_t dmlcpu_usable_isas()
+    int dmlcpu_active_isa()
+    const char *dmlcpu_config_note()
+    int dmlcpu_kernel_slot_count()
+    const char *dmlcpu_kernel_slot_name(int slot)
+    int dmlcpu_kernel_slot_isa(int slot)
+    dmlcpu_status dmlcpu_force_isa(int isa)
+    dmlcpu_status dmlcpu_set_num_threads(int n)
+    int dmlcpu_get_num_threads()
+    int dmlcpu_threads_compiled()

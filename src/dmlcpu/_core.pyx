@@ -256,3 +256,5 @@ def dtype_size(int dtype):
 
 # Descriptor buffers (dmlcpu._desc): binding checks in C, then the same _run_bound as above.
 include "_binding.pxi"
+# Runtime configuration: ISA dispatch and threads.
+include "_runtime.pxi"

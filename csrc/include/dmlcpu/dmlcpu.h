@@ -84,6 +84,71 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
 dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu_dtype dtype,
                           int32_t axis, dmlcpu_scan_op op, int32_t reverse, int32_t exclusive);
 
+/*
+ * Runtime configuration: CPU features, ISA dispatch and threads.
+ *
+ * dmlcpu_init detects the CPU once and fills the kernel table; every entry point calls it, so
+ * calling it first is optional (the Python module calls it at import). Environment variables are
+ * read once, by the first dmlcpu_init: DMLCPU_FORCE_ISA=scalar|avx2|avx512 caps the table at that
+ * ISA, DMLCPU_DISABLE_ISA=avx512[,avx2] removes ISAs, DMLCPU_NUM_THREADS sets the thread count.
+ */
+typedef enum dmlcpu_isa {
+    DMLCPU_ISA_SCALAR = 0,
+    DMLCPU_ISA_AVX2 = 1,
+    DMLCPU_ISA_AVX512 = 2,
+    DMLCPU_ISA_NEON = 3,
+    DMLCPU_ISA_COUNT = 4
+} dmlcpu_isa;
+
+/* Bits of dmlcpu_cpu_features(); AVX-class bits are set only when the OS saves their state. */
+enum {
+    DMLCPU_CPU_SSE2 = 1u << 0,
+    DMLCPU_CPU_AVX = 1u << 1,
+    DMLCPU_CPU_AVX2 = 1u << 2,
+    DMLCPU_CPU_FMA = 1u << 3,
+    DMLCPU_CPU_F16C = 1u << 4,
+    DMLCPU_CPU_AVX512F = 1u << 5,
+    DMLCPU_CPU_AVX512DQ = 1u << 6,
+    DMLCPU_CPU_AVX512BW = 1u << 7,
+    DMLCPU_CPU_AVX512VL = 1u << 8,
+    DMLCPU_CPU_OS_YMM = 1u << 9,
+    DMLCPU_CPU_OS_ZMM = 1u << 10,
+    DMLCPU_CPU_NEON = 1u << 11,
+    DMLCPU_CPU_FEATURE_COUNT = 12
+};
+
+void dmlcpu_init(void);
+uint32_t dmlcpu_cpu_features(void);
+/* Name of feature bit number bit (0 .. DMLCPU_CPU_FEATURE_COUNT-1), NULL outside. */
+const char *dmlcpu_cpu_feature_name(int bit);
+/* "scalar", "avx2", "avx512", "neon"; NULL for another value. */
+const char *dmlcpu_isa_name(int isa);
+/* Bit (1 << isa) for each ISA whose kernels are compiled into this build. */
+uint32_t dmlcpu_compiled_isas(void);
+/* Bit (1 << isa) for each ISA compiled, supported by this CPU and OS, and not disabled. */
+uint32_t dmlcpu_usable_isas(void);
+/* The widest ISA the table may use now (after DMLCPU_FORCE_ISA or dmlcpu_force_isa). */
+int dmlcpu_active_isa(void);
+/* A note on the environment variables (an unknown or unusable ISA was named), or "". */
+const char *dmlcpu_config_note(void);
+/* The kernel table, slot by slot: a name such as "x32_copy_gc" and the ISA filling it. */
+int dmlcpu_kernel_slot_count(void);
+const char *dmlcpu_kernel_slot_name(int slot);
+int dmlcpu_kernel_slot_isa(int slot);
+/*
+ * Re-selects the kernel table in this process, capped at isa (-1: the automatic choice again).
+ * DMLCPU_E_INVALID if isa is not usable here. Calls already running keep the table they took.
+ * Meant for tests; the environment variables are the user-facing switch.
+ */
+dmlcpu_status dmlcpu_force_isa(int isa);
+
+/* Threads used by one large call: 1..DMLCPU_MAX_THREADS, else DMLCPU_E_INVALID. */
+#define DMLCPU_MAX_THREADS 256
+dmlcpu_status dmlcpu_set_num_threads(int n);
+int dmlcpu_get_num_threads(void);
+/* 1 when this build has a thread pool (0: every call runs on the calling thread). */
+int dmlcpu_threads_compiled(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,69 @@
+/*
+ * The kernel table: one struct of function pointers, one section per kernel family.
+ *
+ * Each ISA translation unit exports a partial table of its own type: the slots it fills are the
+ * ones where it measured faster than the narrower ISA (benchmarks/NOTES.md); NULL slots fall back.
+ * dispatch.c starts from the scalar table, then overlays each usable wider ISA in order.
+ * A new family (the scan engine's) adds a section struct here, a member to dmlcpu_dispatch and
+ * a few lines to dispatch.c's overlay and slot listing.
+ */
+#ifndef DMLCPU_DISPATCH_H
+#define DMLCPU_DISPATCH_H
+
+#include "internal.h"
+
+#define DMLCPU_COPY_WIDTHS 4 /* 1, 2, 4, 8 bytes */
+
+/* Copies rows of row_bytes each, src rows src_row_stride apart, into one packed destination. */
+typedef void (*dmlcpu_copy_rows_fn)(char *dst, const char *src, ptrdiff_t src_row_stride,
+                                    size_t row_bytes, size_t rows);
+
+typedef struct dmlcpu_copy_kernels {
+    dmlcpu_copy_run_fn run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
+    /* Contiguous bytes with non-temporal stores, for outputs far larger than the caches;
+     * NULL when the ISA has none (the contiguous run kernel is used). */
+    dmlcpu_copy_run_fn stream;
+    /* Packed destination filled from rows of at least 64 bytes, with non-temporal stores of
+     * whole aligned lines even where a line straddles two rows; NULL when the ISA has none. */
+    dmlcpu_copy_rows_fn stream_rows;
+} dmlcpu_copy_kernels;
+
+typedef struct dmlcpu_copy_isas {
+    int8_t run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
+    int8_t stream;
+    int8_t stream_rows;
+} dmlcpu_copy_isas;
+
+typedef struct dmlcpu_dispatch {
+    dmlcpu_copy_kernels copy;
+    dmlcpu_copy_isas copy_isa; /* which ISA filled each slot, for show_config */
+} dmlcpu_dispatch;
+
+/* The active table; initializes on first use. Never NULL, never changes under a caller. */
+const dmlcpu_dispatch *dmlcpu_dispatch_table(void);
+
+/* Partial tables exported by the ISA units (only those compiled in are referenced). */
+extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__scalar;
+extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2;
+extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512;
+
+/* Orders non-temporal stores before what follows (the end of a streaming copy); baseline SSE. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h>
+static inline void dmlcpu_store_fence(void) { _mm_sfence(); }
+#else
+static inline void dmlcpu_store_fence(void) {}
+#endif
+
+/* cpu.c */
+uint32_t dmlcpu_detect_cpu_features(void);
+uint32_t dmlcpu_isa_requirements(int isa);
+
+/* threads.c: runs task(ctx, i, n) for every i in [0, n); n <= dmlcpu_get_num_threads(). Uses
+ * the pool when it is free, else runs every chunk on the calling thread; either way all chunks
+ * are done on return. */
+typedef void (*dmlcpu_task_fn)(void *ctx, int chunk, int chunks);
+void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks);
+void dmlcpu_threads_init(void);
+
+#endif /* DMLCPU_DISPATCH_H */

@@ -1,0 +1,29 @@
+/*
+ * The avx512 copy kernels. Only the slots listed below are exported: each one measured faster
+ * than what the narrower ISA offers for it (benchmarks/NOTES.md); the rest stay NULL and fall
+ * back. Compiled with avx512 flags: nothing here may be called by baseline code except through
+ * this table, after dispatch.c has checked the CPU.
+ */
+#include "../simd/avx512.h"
+/* Largest source strides (in elements) worth a permute gather: see benchmarks/NOTES.md. */
+#define DMLCPU_GATHER_MAX_STRIDE_X16 8
+#define DMLCPU_GATHER_MAX_STRIDE_X32 4
+#define DMLCPU_GATHER_MAX_STRIDE_X64 2
+#define DMLCPU_ISA avx512
+#include "copy_impl.h"
+
+const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
+    .run =
+        {
+            /* x8: the portable fill is memset, which the vector fill did not beat */
+            [1] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x16_copy_gc_vec),
+                   [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
+            [2] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x32_copy_gc_vec),
+                   [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x32_copy_bc_vec)},
+            [3] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x64_copy_gc_vec),
+                   [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x64_copy_bc_vec)},
+        },
+    /* streaming: 64-byte stores measured no faster than AVX2's 32-byte ones (memory-bound) */
+    .stream = NULL,
+    .stream_rows = DMLCPU_KERNEL(dmlcpu_copy_stream_rows),
+};

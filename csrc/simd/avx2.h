@@ -1,0 +1,45 @@
+/*
+ * Thin AVX2 wrappers for kernel bodies written once (kernels/..._impl.h). Include only from a
+ * translation unit compiled with AVX2 flags; everything here is static inline so no AVX2 code
+ * can be shared with baseline units through the linker.
+ */
+#ifndef DMLCPU_SIMD_AVX2_H
+#define DMLCPU_SIMD_AVX2_H
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define DMLCPU_VEC_BYTES 32
+typedef __m256i dmlcpu_vec;
+typedef __m256i dmlcpu_vmask32; /* all-ones 32-bit lanes where set */
+
+static inline dmlcpu_vec dmlcpu_vec_load(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline void dmlcpu_vec_store(void *p, dmlcpu_vec v) { _mm256_storeu_si256((__m256i *)p, v); }
+/* p must be DMLCPU_VEC_BYTES-aligned */
+static inline void dmlcpu_vec_stream(void *p, dmlcpu_vec v) { _mm256_stream_si256((__m256i *)p, v); }
+static inline dmlcpu_vec dmlcpu_vec_fill8(uint8_t x) { return _mm256_set1_epi8((char)x); }
+static inline dmlcpu_vec dmlcpu_vec_fill16(uint16_t x) { return _mm256_set1_epi16((short)x); }
+static inline dmlcpu_vec dmlcpu_vec_fill32(uint32_t x) { return _mm256_set1_epi32((int)x); }
+static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm256_set1_epi64x((long long)x); }
+/* bytes [0, b) from a, bytes [b, 32) from next + [b, 32) (AVX2 has no byte-masked loads) */
+static inline dmlcpu_vec dmlcpu_vec_load_split(const char *a, size_t b, const char *next) {
+    char tmp[32];
+    memcpy(tmp, a, b);
+    memcpy(tmp + b, next + b, 32 - b);
+    return dmlcpu_vec_load(tmp);
+}
+/* from 32-bit lanes holding 0 or -1 */
+static inline dmlcpu_vmask32 dmlcpu_vmask32_from_lanes(const int32_t *w) { return dmlcpu_vec_load(w); }
+/* 32-bit lane i of the result is lane idx[i] (0..15) of the 16-lane concatenation a:b. */
+static inline dmlcpu_vec dmlcpu_vec_permute2_32(dmlcpu_vec a, dmlcpu_vec idx, dmlcpu_vec b) {
+    __m256i from_a = _mm256_permutevar8x32_epi32(a, idx);
+    __m256i from_b = _mm256_permutevar8x32_epi32(b, idx);
+    __m256 pick_b = _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)); /* bit 3 -> sign bit */
+    return _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(from_a), _mm256_castsi256_ps(from_b), pick_b));
+}
+/* lanes of if_set where m is set, else lanes of otherwise */
+static inline dmlcpu_vec dmlcpu_vec_select32(dmlcpu_vmask32 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
+    return _mm256_blendv_epi8(otherwise, if_set, m);
+}
+#endif

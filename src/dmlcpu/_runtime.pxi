@@ -1,0 +1,85 @@
+# Runtime configuration (ISA dispatch, threads), included by _core.pyx.
+# The C core detects the CPU and fills its kernel table once; doing it at import keeps the first
+# operator call from paying for it and makes the environment variables take effect at import.
+from libc.stdint cimport uint32_t
+
+import operator as _operator
+import sys as _sys
+
+dmlcpu_init()
+
+
+cdef list _isas_in(uint32_t mask):
+    return [dmlcpu_isa_name(i).decode() for i in range(DMLCPU_ISA_COUNT) if mask & (1u << i)]
+
+
+def _config():
+    """The runtime configuration as a dict (what show_config prints)."""
+    cdef uint32_t features = dmlcpu_cpu_features()
+    cdef int slot, isa
+    kernels = {}
+    for slot in range(dmlcpu_kernel_slot_count()):
+        isa = dmlcpu_kernel_slot_isa(slot)
+        kernels[dmlcpu_kernel_slot_name(slot).decode()] = (
+            dmlcpu_isa_name(isa).decode() if isa >= 0 else None)
+    return {
+        "cpu_features": [dmlcpu_cpu_feature_name(i).decode()
+                         for i in range(DMLCPU_CPU_FEATURE_COUNT) if features & (1u << i)],
+        "compiled_isas": _isas_in(dmlcpu_compiled_isas()),
+        "usable_isas": _isas_in(dmlcpu_usable_isas()),
+        "active_isa": dmlcpu_isa_name(dmlcpu_active_isa()).decode(),
+        "kernels": kernels,
+        "num_threads": dmlcpu_get_num_threads(),
+        "thread_pool": bool(dmlcpu_threads_compiled()),
+        "note": dmlcpu_config_note().decode(),
+    }
+
+
+def show_config(file=None):
+    """Prints the CPU features, the compiled and usable ISAs, the ISA chosen for each kernel
+    family and the thread count (``python -m dmlcpu info`` prints the same)."""
+    c = _config()
+    by_isa = {}
+    for name, isa in c["kernels"].items():
+        by_isa.setdefault(isa or "none", []).append(name)
+    lines = [
+        "cpu features:  " + (" ".join(c["cpu_features"]) or "(none detected)"),
+        "compiled ISAs: " + " ".join(c["compiled_isas"]),
+        "usable ISAs:   " + " ".join(c["usable_isas"]),
+        "active ISA:    " + c["active_isa"],
+        "threads:       %d%s" % (c["num_threads"], "" if c["thread_pool"] else " (no pool in this build)"),
+        "kernels:",
+    ]
+    lines += ["  %-7s %s" % (isa, " ".join(names)) for isa, names in by_isa.items()]
+    if c["note"]:
+        lines.append("note:          " + c["note"])
+    print("\n".join(lines), file=file if file is not None else _sys.stdout)
+
+
+def set_num_threads(n):
+    """Threads one large call may use (1 .. 256); the default is DMLCPU_NUM_THREADS or the
+    number of CPUs this process may run on. Results never depend on it."""
+    n = _operator.index(n)
+    if n < 1 or n > DMLCPU_MAX_THREADS or dmlcpu_set_num_threads(<int>n) != DMLCPU_OK:
+        raise ValueError("set_num_threads: n is %d but must be between 1 and %d%s" % (
+            n, DMLCPU_MAX_THREADS if dmlcpu_threads_compiled() else 1,
+            "" if dmlcpu_threads_compiled() else " (this build has no thread pool)"))
+
+
+def get_num_threads():
+    """Threads one large call may use."""
+    return dmlcpu_get_num_threads()
+
+
+def _force_isa(name):
+    """For tests: re-selects the kernel table capped at ISA ``name`` ("scalar", "avx2",
+    "avx512"); None or "auto" restores the automatic choice. ValueError if unusable here."""
+    cdef int isa = -1
+    if name is not None and name != "auto":
+        names = [dmlcpu_isa_name(i).decode() for i in range(DMLCPU_ISA_COUNT)]
+        if name not in names:
+            raise ValueError("unknown ISA %r; known: %s" % (name, ", ".join(names)))
+        isa = names.index(name)
+    if dmlcpu_force_isa(isa) != DMLCPU_OK:
+        raise ValueError("ISA %r is not usable on this machine (usable: %s)" % (
+            name, ", ".join(_isas_in(dmlcpu_usable_isas()))))
