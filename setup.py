@@ -79,7 +79,8 @@ class BuildExtPerFileFlags(build_ext):
 def extension():
     msvc = sys.platform == "win32"
     if msvc:
-        cflags = ["/O2", "/std:c11"]
+        # C11 atomics (dispatch table pointer, thread count) need this switch in MSVC 17.5+
+        cflags = ["/O2", "/std:c11", "/experimental:c11atomics"]
         ldflags = []
     else:
         # -ffp-contract=off: scans must round every step exactly as a sequential loop does.

@@ -21,9 +21,17 @@
  * short runs sharing lines with their neighbours made streaming several times slower. */
 #define STREAM_MIN_BYTES ((int64_t)4 << 20)
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
-/* Blocked transpose: source inner strides from this many bytes; blocks of this many elements. */
+/*
+ * Blocked transpose: when the destination is packed, the source's inner stride is at least
+ * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
+ * keep comfortably (TRANSPOSE_MIN_RUN elements, one line each), copy blocks so each source line
+ * is used by several rows while cached. Below that the plain row loop was as fast or faster
+ * (1000x3000 float32: 2.0 ms plain vs 3.8 ms blocked; 4096x4096: 120 ms plain vs 54 ms
+ * blocked with 32-byte x 32-row blocks, the best of the sizes tried: benchmarks/NOTES.md).
+ */
 #define TRANSPOSE_MIN_STRIDE 256
-#define TRANSPOSE_BLOCK_BYTES 64
+#define TRANSPOSE_MIN_RUN 2048
+#define TRANSPOSE_BLOCK_BYTES 32
 #define TRANSPOSE_BLOCK_ROWS 32
 
 static int width_index(size_t elsize) {
@@ -59,11 +67,11 @@ typedef struct copy_plan {
     panel_kind kind;
     int streams;          /* non-temporal stores: fence after the chunk */
     dmlcpu_copy_rows_fn rows_kernel;
-    int64_t rows, run;    /* panel shape: rows = 1 unless blocked; run in kernel elements */
+    int64_t rows, run;    /* panel shape: rows = 1 for PANEL_RUN; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
     int64_t outer_count;  /* product of sizes[0, outer) */
     int split_panel;
-    int64_t panel_split;  /* rows (blocked) or run elements split across chunks */
+    int64_t panel_split;  /* rows (or, for PANEL_RUN, run elements) split across chunks */
     int64_t split_align;  /* chunk boundaries are multiples of this */
 } copy_plan;
 
@@ -79,7 +87,7 @@ static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t l
     }
     /* rows [lo, hi) of the panel, in blocks; each block reads a narrow band of source lines */
     int64_t bcols = TRANSPOSE_BLOCK_BYTES / (int64_t)c->unit;
-    if (bcols < 8) bcols = 8;
+    if (bcols < 4) bcols = 4;
     for (int64_t r0 = lo; r0 < hi; r0 += TRANSPOSE_BLOCK_ROWS) {
         int64_t r1 = r0 + TRANSPOSE_BLOCK_ROWS < hi ? r0 + TRANSPOSE_BLOCK_ROWS : hi;
         for (int64_t c0 = 0; c0 < c->run; c0 += bcols) {
@@ -106,6 +114,7 @@ static void copy_range(const copy_plan *c, int64_t begin, int64_t end, int64_t l
     }
     for (int64_t i = begin; i < end; i++) {
         copy_panel(c, dst, src, lo, hi);
+        if (i + 1 == end) break; /* never step the pointers past the last panel */
         for (int32_t d = c->outer - 1; d >= 0; d--) {
             dst += p->dst_strides[d];
             src += p->src_strides[d];
@@ -117,12 +126,17 @@ static void copy_range(const copy_plan *c, int64_t begin, int64_t end, int64_t l
     }
 }
 
-/* Chunk i of n: an even share of [0, total) with boundaries on multiples of align. */
+/* Start of chunk i of n: an even share of [0, total) on multiples of align (no overflow). */
+static int64_t share_start(int64_t total, int64_t align, int i, int n) {
+    int64_t units = total / align + (total % align != 0);
+    int64_t q = units / n, r = units % n;
+    int64_t start = i * q + (i < r ? i : r); /* in units of align */
+    return start >= units ? total : start * align;
+}
+
 static void share(int64_t total, int64_t align, int i, int n, int64_t *lo, int64_t *hi) {
-    int64_t units = (total + align - 1) / align;
-    int64_t a = units * i / n * align, b = units * (i + 1) / n * align;
-    *lo = a < total ? a : total;
-    *hi = b < total ? b : total;
+    *lo = share_start(total, align, i, n);
+    *hi = share_start(total, align, i + 1, n);
 }
 
 static void copy_chunk(void *ctx, int chunk, int chunks) {
@@ -154,8 +168,10 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     dmlcpu_run_layout layout = dmlcpu_run_layout_of(c.ds, c.ss, elsize);
     c.kernel = table->copy.run[w][layout];
 
+    /* saturates: only a caller that broke the no-self-overlap contract could reach it */
     int64_t total_bytes = (int64_t)elsize;
-    for (int32_t d = 0; d < p->ndim; d++) total_bytes *= p->sizes[d]; /* checked by view_check */
+    for (int32_t d = 0; d < p->ndim; d++)
+        if (dmlcpu_mul_overflows(total_bytes, p->sizes[d], &total_bytes)) total_bytes = INT64_MAX;
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
@@ -178,7 +194,8 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
             c.row_ss = (ptrdiff_t)p->src_strides[inner - 1];
         }
     } else if (layout == DMLCPU_RUN_GATHER && inner >= 1 && abs64(c.ss) >= TRANSPOSE_MIN_STRIDE &&
-               abs64(p->src_strides[inner - 1]) < abs64(c.ss) && p->sizes[inner - 1] >= 2 * 8) {
+               c.run >= TRANSPOSE_MIN_RUN && abs64(p->src_strides[inner - 1]) < abs64(c.ss) &&
+               p->sizes[inner - 1] >= 2 * 8) {
         c.kind = PANEL_BLOCKED;
         c.rows = p->sizes[inner - 1];
         c.row_ds = (ptrdiff_t)p->dst_strides[inner - 1];
@@ -186,7 +203,7 @@ static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
     }
     c.outer = inner - (c.kind == PANEL_RUN ? 0 : 1);
     c.outer_count = 1;
-    for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d];
+    for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d]; /* <= the element count */
 
     int threads = 1;
     if (total_bytes >= PARALLEL_MIN_BYTES) {

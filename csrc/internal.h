@@ -19,13 +19,30 @@ typedef struct dmlcpu_pair {
     const char *src;
 } dmlcpu_pair;
 
-/* a * b into *out; returns 1 on overflow of int64. */
+/* a * b (a + b) into *out; returns 1, leaving *out alone, on overflow of int64. */
+#if defined(__GNUC__) || defined(__clang__)
 static inline int dmlcpu_mul_overflows(int64_t a, int64_t b, int64_t *out) {
     return __builtin_mul_overflow(a, b, out);
 }
 static inline int dmlcpu_add_overflows(int64_t a, int64_t b, int64_t *out) {
     return __builtin_add_overflow(a, b, out);
 }
+#else /* MSVC: the same checks by division, before the operation can overflow */
+static inline int dmlcpu_mul_overflows(int64_t a, int64_t b, int64_t *out) {
+    if (a != 0 && b != 0) {
+        if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                  : (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a))
+            return 1;
+    }
+    *out = a * b;
+    return 0;
+}
+static inline int dmlcpu_add_overflows(int64_t a, int64_t b, int64_t *out) {
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 1;
+    *out = a + b;
+    return 0;
+}
+#endif
 
 /*
  * Checks that a view is well formed: 0..8 dims, no negative size, and byte offsets of every

@@ -44,6 +44,7 @@ void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks) {
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 static struct {
@@ -121,8 +122,12 @@ dmlcpu_status dmlcpu_set_num_threads(int n) {
     return DMLCPU_OK;
 }
 
-/* Starts workers up to want - 1; returns how many exist (fewer if the system refused). */
+/* Starts workers up to want - 1; returns how many exist (fewer if the system refused). Workers
+ * start with every signal blocked, so signals (Ctrl-C) keep going to Python's threads. */
 static int ensure_workers(int want) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     while (pool.workers < want - 1) {
         pthread_t thread;
         pthread_attr_t attr;
@@ -133,6 +138,7 @@ static int ensure_workers(int want) {
         if (failed) break;
         pool.workers++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return pool.workers;
 }
 

@@ -115,9 +115,10 @@ def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.int64])
-@pytest.mark.parametrize("shape", [(5, 3), (17, 33), (300, 257), (64, 1024), (1031, 129)])
+@pytest.mark.parametrize("shape", [(5, 3), (300, 257), (1031, 129), (2100, 300), (2053, 517)])
 def test_transpose_blocked(isa, dtype, shape):
-    """Packed destination, source walking a large stride: the blocked transpose path."""
+    """Packed destination, source walking a large stride: the plain row loop, and the blocked
+    transpose path for destination rows of 2048 elements or more."""
     rng = np.random.default_rng(2)
     x = rng.integers(0, 100, size=shape).astype(dtype)
     out = np.empty(shape[::-1], dtype)
@@ -306,3 +307,19 @@ def test_kernels_read_nothing_outside_the_source():
     result = subprocess.run([sys.executable, "-c", GUARD_SCRIPT] + USABLE, capture_output=True,
                             text=True, env=dict(os.environ, PYTHONPATH=SRC))
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="mmap guard pages need POSIX")
+@pytest.mark.parametrize("name", USABLE)
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_every_operator_inside_its_buffers_under_each_isa(name, threads):
+    """tests/guard_pages_run.py (every operator flush against inaccessible pages) with the
+    kernel table forced to each ISA and one or several threads."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((tests, SRC)), DMLCPU_FORCE_ISA=name,
+               DMLCPU_NUM_THREADS=threads)
+    env.pop("DMLCPU_DISABLE_ISA", None)
+    result = subprocess.run([sys.executable, os.path.join(tests, "guard_pages_run.py")],
+                            capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert int(result.stdout.split("guarded calls:")[1]) > 1000

@@ -76,3 +76,52 @@ def test_the_memory_of_plans_is_bounded():
     for n in range(1, _ops._CACHE_LIMIT + 10):
         dml.tile(np.zeros(n, np.uint8), repeats=[2])
     assert len(_ops._CACHE) <= _ops._CACHE_LIMIT
+
+
+def test_remembered_plans_into_caller_outputs_still_refuse_overlap():
+    base = np.zeros(32, np.float32)
+    x, out = base[:8], base[16:24]
+    x[:] = np.arange(8)
+    dml.tile(x, repeats=[1], out=out)               # remembered for this signature
+    assert np.array_equal(out, x)
+    with pytest.raises(dml.InvalidArgumentError, match="OutputTensor overlaps InputTensor"):
+        dml.tile(base[4:12], repeats=[1], out=base[8:16])   # same signature, overlapping
+    assert np.array_equal(base[8:16], np.zeros(8))           # nothing written
+    # interleaved but disjoint: allowed, and right
+    dml.tile(base[0:16:2], repeats=[1], out=base[1:17:2])
+    assert np.array_equal(base[1:17:2], base[0:16:2])
+
+
+def test_remembered_in_place_scan_allows_only_the_identical_view():
+    data = np.arange(1, 9, dtype=np.int32)
+    dml.cumulative_summation(data, axis=0, out=data)
+    assert data.tolist() == [1, 3, 6, 10, 15, 21, 28, 36]
+    data[:] = np.arange(1, 9)
+    base = np.arange(1, 11, dtype=np.int32)
+    with pytest.raises(dml.InvalidArgumentError, match="identical view"):
+        dml.cumulative_summation(base[:8], axis=0, out=base[2:10])
+    assert base.tolist() == list(range(1, 11))
+    dml.cumulative_summation(data, axis=0, out=data)
+    assert data.tolist() == [1, 3, 6, 10, 15, 21, 28, 36]
+
+
+def test_remembered_plans_into_read_only_outputs_are_refused():
+    x = np.arange(6, dtype=np.uint8)
+    out = np.zeros(6, np.uint8)
+    dml.slice(x, offsets=[0], sizes=[6], out=out)
+    out.flags.writeable = False
+    with pytest.raises(dml.InvalidArgumentError, match="read-only"):
+        dml.slice(x[::-1].copy(), offsets=[0], sizes=[6], out=out)
+    assert out.tolist() == list(range(6))
+
+
+def test_split_and_join_into_outputs_take_the_remembered_path():
+    _ops._CACHE.clear()
+    x = np.arange(12, dtype=np.int16).reshape(2, 6)
+    outs = [np.empty((2, 2), np.int16), np.empty((2, 4), np.int16)]
+    joined = np.empty((2, 6), np.int16)
+    for k in range(2):
+        dml.split(x + k, axis=1, output_axis_sizes=[2, 4], outputs=outs)
+        dml.join(outs, axis=1, out=joined)
+        assert np.array_equal(joined, x + k)
+    assert len(_ops._CACHE) == 2

@@ -79,13 +79,13 @@ def test_single_long_run_split_across_threads():
 
 def test_transpose_and_gather_identical_across_thread_counts():
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((1031, 1027)).astype(np.float32)
+    x = rng.standard_normal((2051, 517)).astype(np.float32)  # blocked transpose
     g = rng.standard_normal((3, 4 << 20)).astype(np.float32)  # 3 outer rows < 7 threads
 
     def run():
-        t = np.empty((1027, 1031), np.float32)
-        Plan(1, 1, [("copy", (1, 0, [1027, 1031], [1031 * 4, 4]),
-                     (0, 0, [1027, 1031], [4, 1027 * 4]), 4)]).run([x], [t])
+        t = np.empty((517, 2051), np.float32)
+        Plan(1, 1, [("copy", (1, 0, [517, 2051], [2051 * 4, 4]),
+                     (0, 0, [517, 2051], [4, 517 * 4]), 4)]).run([x], [t])
         s = dmlcpu.slice(g, offsets=[0, 1], sizes=[3, (4 << 20) // 2 - 1], strides=[1, 2])
         return [t, s]
     assert_all_equal(with_each_count(run), [x.T.copy(), g[:, 1:-1:2].copy()])
@@ -194,3 +194,62 @@ def test_pool_works_after_fork():
     out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=SRC),
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "0", out.stderr[-2000:]
+
+
+def random_views(rng, e):
+    """A random source/destination pair of 1-4 dims (source strides may be negative or 0,
+    dimensions permuted in the destination), some big enough for threads and streaming."""
+    ndim = int(rng.integers(1, 5))
+    sizes = [int(rng.integers(1, 9)) for _ in range(ndim)]
+    big = rng.random() < 0.4
+    inner = int(rng.integers(64, 5000)) if big else int(rng.integers(1, 300))
+    sizes[-1] = inner
+    if big:
+        sizes[0] = max(sizes[0], (1 << 21) // (inner * e) + 1)
+    # destination: packed in a random dim order, with a random gap on the outermost dim
+    order = rng.permutation(ndim)
+    dst_strides = [0] * ndim
+    step = e
+    for d in reversed(order):
+        dst_strides[d] = step
+        step *= sizes[d]
+    src_strides = []
+    for s in sizes:
+        kind = rng.random()
+        mult = int(rng.integers(1, 4))
+        src_strides.append(0 if kind < 0.1 else (-mult if kind < 0.25 else mult))
+    # scale source strides into byte strides over a packed source of the same dims
+    packed, step = [0] * ndim, e
+    for d in reversed(range(ndim)):
+        packed[d] = step
+        step *= sizes[d] * 3
+    src_strides = [m * p for m, p in zip(src_strides, packed)]
+    return sizes, dst_strides, src_strides
+
+
+@pytest.mark.parametrize("e", [1, 2, 4, 8])
+def test_random_copies_every_isa_and_thread_count(e):
+    from dmlcpu import _core
+    rng = np.random.default_rng(100 + e)
+    for case in range(12):
+        sizes, ds, ss = random_views(rng, e)
+        src_span = sum(abs(s) * (n - 1) for s, n in zip(ss, sizes)) + e
+        src_off = sum(-s * (n - 1) for s, n in zip(ss, sizes) if s < 0) + int(rng.integers(0, 8))
+        src = rng.integers(0, 256, size=src_span + 16, dtype=np.uint8)
+        dst_span = sum(s * (n - 1) for s, n in zip(ds, sizes)) + e
+        dst_off = int(rng.integers(0, 8))
+        expected = np.zeros(dst_span + 16, np.uint8)
+        shape = tuple(sizes) + (e,)
+        np.lib.stride_tricks.as_strided(expected[dst_off:], shape, tuple(ds) + (1,))[...] = \
+            np.lib.stride_tricks.as_strided(src[src_off:], shape, tuple(ss) + (1,))
+        plan = Plan(1, 1, [("copy", (1, dst_off, sizes, ds), (0, src_off, sizes, ss), e)])
+        for isa in _core._config()["usable_isas"]:
+            _core._force_isa(isa)
+            try:
+                for n in (1, 3):
+                    dmlcpu.set_num_threads(n)
+                    out = np.zeros_like(expected)
+                    plan.run([src], [out])
+                    assert np.array_equal(out, expected), (case, isa, n, sizes, ds, ss)
+            finally:
+                _core._force_isa(None)

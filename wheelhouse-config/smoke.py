@@ -24,7 +24,7 @@ def main(argv):
         assert np.array_equal(a, x[:, :, :33]) and np.array_equal(b, x[:, :, 33:])
         assert np.array_equal(dml.join([a, b], axis=2), x)
         assert np.array_equal(dml.slice(x, offsets=[0, 1, 3], sizes=[3, 13, 20],
-                                        strides=[1, 3, 3]), x[:, 1::3, 3:60:3])
+                                        strides=[1, 3, 3]), x[:, 1::3, 3:63:3])
         assert np.array_equal(dml.slice1(x, input_window_offsets=[0, 0, 0],
                                          input_window_sizes=[3, 40, 70],
                                          input_window_strides=[-1, 2, -1]), x[::-1, ::2, ::-1])

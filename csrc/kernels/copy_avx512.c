@@ -6,8 +6,8 @@
  */
 #include "../simd/avx512.h"
 /* Largest source strides (in elements) worth a permute gather: see benchmarks/NOTES.md. */
-#define DMLCPU_GATHER_MAX_STRIDE_X16 6
-#define DMLCPU_GATHER_MAX_STRIDE_X32 8
+#define DMLCPU_GATHER_MAX_STRIDE_X16 8
+#define DMLCPU_GATHER_MAX_STRIDE_X32 4
 #define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #define DMLCPU_ISA avx512
 #include "copy_impl.h"

@@ -10,6 +10,12 @@
 #include <string.h>
 #include "../dispatch.h"
 
+#if defined(_MSC_VER) && !defined(__clang__)
+#define DMLCPU_ALWAYS_INLINE __forceinline
+#else
+#define DMLCPU_ALWAYS_INLINE inline __attribute__((always_inline))
+#endif
+
 #define DMLCPU_CAT_(a, b) a##__##b
 #define DMLCPU_CAT(a, b) DMLCPU_CAT_(a, b)
 #define DMLCPU_KERNEL(name) DMLCPU_CAT(name, DMLCPU_ISA)
@@ -216,7 +222,7 @@ DMLCPU_DEFINE_FILL(64, uint64_t)
  * pages); returns how many elements were done, the caller does the rest.
  */
 #define DMLCPU_DEFINE_GATHER_LANES(LB)                                                          \
-    static inline __attribute__((always_inline)) size_t DMLCPU_KERNEL(gather_lanes##LB)(        \
+    static DMLCPU_ALWAYS_INLINE size_t DMLCPU_KERNEL(gather_lanes##LB)(                         \
         char *dst, const char *src, size_t s, size_t k, size_t n) {                             \
         enum { LANES = DMLCPU_VEC_BYTES / (LB / 8) };                                           \
         const size_t per_vec = LANES / k;              /* elements per output vector */         \

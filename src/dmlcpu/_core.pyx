@@ -8,7 +8,7 @@ the GIL when the work is large enough to be worth it.
 """
 from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
-from libc.stdint cimport int32_t, int64_t, intptr_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, intptr_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
@@ -134,6 +134,16 @@ cdef class Plan:
 
     def run(self, inputs, outputs):
         """Binds inputs (read) and outputs (written) to the slots and runs every step."""
+        self._run(inputs, outputs, False, False)
+
+    def try_run(self, inputs, outputs, bint in_place_ok=False):
+        """Runs like ``run`` if every buffer can be had as needed and no output's bytes meet
+        another operand's (the identical view of an input is allowed with ``in_place_ok``).
+        Otherwise returns False having written nothing, for the caller's exact checks to explain.
+        Calls with more than a few operands always return False."""
+        return self._run(inputs, outputs, True, in_place_ok)
+
+    cdef bint _run(self, inputs, outputs, bint tentative, bint in_place_ok) except -1:
         cdef Py_ssize_t n_slots = self.n_inputs + self.n_outputs, i, acquired = 0
         cdef Py_buffer stack_buffers[RUN_STACK_SLOTS]
         cdef int64_t stack_bounds[2 * RUN_STACK_SLOTS]
@@ -145,6 +155,8 @@ cdef class Plan:
             raise CoreError("the plan takes %d inputs and %d outputs, got %d and %d" % (
                 self.n_inputs, self.n_outputs, len(inputs), len(outputs)))
         if n_slots > RUN_STACK_SLOTS:
+            if tentative:
+                return False
             buffers = <Py_buffer *>calloc(n_slots, sizeof(Py_buffer))
             lo = <int64_t *>calloc(2 * n_slots, sizeof(int64_t))
             if buffers == NULL or lo == NULL:
@@ -160,16 +172,26 @@ cdef class Plan:
                 else:
                     obj = outputs[i - self.n_inputs]
                     flags = PyBUF_STRIDES | PyBUF_WRITABLE
-                try:
-                    PyObject_GetBuffer(obj, &buffers[i], flags)
-                except BufferError as error:
-                    if i >= self.n_inputs:
-                        raise InvalidArgumentError(
-                            "output %d is not writable (%s)" % (i - self.n_inputs, error)) from None
-                    raise TypeError("input %d does not export a buffer: %s" % (i, error)) from None
+                if tentative:
+                    try:
+                        PyObject_GetBuffer(obj, &buffers[i], flags)
+                    except (BufferError, ValueError, TypeError):
+                        return False
+                else:
+                    try:
+                        PyObject_GetBuffer(obj, &buffers[i], flags)
+                    except BufferError as error:
+                        if i >= self.n_inputs:
+                            raise InvalidArgumentError("output %d is not writable (%s)" % (
+                                i - self.n_inputs, error)) from None
+                        raise TypeError("input %d does not export a buffer: %s" % (
+                            i, error)) from None
                 acquired += 1
                 buffer_extent(&buffers[i], &lo[i], &hi[i])
+            if tentative and outputs_meet(buffers, lo, hi, self.n_inputs, n_slots, in_place_ok):
+                return False
             self._run_bound(buffers, lo, hi)
+            return True
         finally:
             for i in range(acquired):
                 PyBuffer_Release(&buffers[i])
@@ -199,6 +221,38 @@ cdef class Plan:
                     step.src_lo < lo[step.src_slot] or step.src_hi > hi[step.src_slot]):
                 raise CoreError("a plan step reaches outside its buffers")
         return 0
+
+
+cdef bint outputs_meet(Py_buffer *buffers, int64_t *lo, int64_t *hi, Py_ssize_t n_inputs,
+                       Py_ssize_t n_slots, bint in_place_ok) noexcept:
+    """True if some output's byte range meets an input's or another output's (identical views
+    of an input excepted when in_place_ok). Conservative: meeting ranges may still be disjoint
+    element by element; the caller's exact check decides those."""
+    cdef Py_ssize_t o, j
+    cdef char *o_lo
+    cdef char *o_hi
+    for o in range(n_inputs, n_slots):
+        if lo[o] == hi[o]:
+            continue
+        o_lo = <char *>buffers[o].buf + lo[o]
+        o_hi = <char *>buffers[o].buf + hi[o]
+        for j in range(n_slots):
+            if j == o or lo[j] == hi[j]:
+                continue
+            if (<char *>buffers[j].buf + lo[j] < o_hi and o_lo < <char *>buffers[j].buf + hi[j]):
+                if not (in_place_ok and j < n_inputs and same_view(&buffers[o], &buffers[j])):
+                    return True
+    return False
+
+
+cdef bint same_view(Py_buffer *a, Py_buffer *b) noexcept:
+    cdef int i
+    if a.buf != b.buf or a.ndim != b.ndim or a.itemsize != b.itemsize:
+        return False
+    for i in range(a.ndim):
+        if a.shape[i] != b.shape[i] or a.strides[i] != b.strides[i]:
+            return False
+    return True
 
 
 cdef void buffer_extent(Py_buffer *buffer, int64_t *lo, int64_t *hi) noexcept:
@@ -256,4 +310,5 @@ def dtype_size(int dtype):
 
 # Descriptor buffers (dmlcpu._desc): binding checks in C, then the same _run_bound as above.
 include "_binding.pxi"
+# Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"

@@ -6,10 +6,12 @@ fields are DirectML's: axes are in [0, DimensionCount - 1] (no negative axes), U
 never negative.
 
 Validation and planning depend only on the arguments' data types, shapes, strides and fields, so
-a call that allocates its outputs (no ``out``, extended mode) remembers its plan under exactly
-those: the next call with the same signature skips straight to allocating and running. Only
-exact ints (not bools, not floats that compare equal) and exact ndarrays make a key, so a
-remembered plan is only ever reused for a call the validator would accept the same way.
+an extended-mode call remembers its plan under exactly those: the next call with the same
+signature skips straight to running. Only exact ints (not bools, not floats that compare equal)
+and exact ndarrays make a key, so a remembered plan is only ever reused for a call the validator
+would accept the same way. What a signature cannot tell, where the caller's outputs lie in
+memory, is checked on every call: ``Plan.try_run`` refuses outputs whose bytes meet another
+operand's, and the call then takes the full path, whose exact overlap check decides.
 """
 import numpy as np
 
@@ -48,27 +50,32 @@ def _plan_key(op, arrays, params):
 
 
 class _Remembered:
-    """A validated plan and the outputs it fills: shapes and dtype of new C-contiguous arrays."""
+    """A validated plan, and the shapes and dtype of the new C-contiguous arrays it fills."""
 
-    __slots__ = ("plan", "shapes", "dtype", "many")
+    __slots__ = ("plan", "shapes", "dtype", "many", "in_place_ok")
 
-    def __init__(self, plan, outputs, many):
+    def __init__(self, plan, outputs, many, in_place_ok):
         self.plan = plan
         self.shapes = [o.shape for o in outputs]
         self.dtype = outputs[0].dtype
         self.many = many
+        self.in_place_ok = in_place_ok
 
     def run(self, inputs):
         outputs = [np.empty(shape, self.dtype) for shape in self.shapes]
         self.plan.run(inputs, outputs)
         return outputs if self.many else outputs[0]
 
+    def run_into(self, inputs, outputs):
+        """True if it ran into the caller's outputs; False (nothing written) if they may overlap."""
+        return self.plan.try_run(inputs, outputs, self.in_place_ok)
 
-def _remember(key, plan, outputs, many=False):
+
+def _remember(key, plan, outputs, many=False, in_place_ok=False):
     if key is not None:
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
-        _CACHE[key] = _Remembered(plan, outputs, many)
+        _CACHE[key] = _Remembered(plan, outputs, many, in_place_ok)
 
 
 def _as_flag(value):
@@ -102,11 +109,17 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
     """
     op = "SPLIT"
     key = None
-    if outputs is None and feature_level is None:
-        key = _plan_key(op, (input,), (axis, output_axis_sizes))
-        remembered = _CACHE.get(key)
-        if remembered is not None:
-            return remembered.run((input,))
+    if feature_level is None:
+        if outputs is None:
+            key = _plan_key(op, (input,), (axis, output_axis_sizes))
+            remembered = _CACHE.get(key)
+            if remembered is not None:
+                return remembered.run((input,))
+        elif type(outputs) in (list, tuple):
+            key = _plan_key(op + " into", (input, *outputs), (axis, output_axis_sizes))
+            remembered = _CACHE.get(key)
+            if remembered is not None and remembered.run_into((input,), outputs):
+                return list(outputs)
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     axis = as_int(axis, "Axis")
@@ -142,11 +155,17 @@ def join(inputs, *, axis, out=None, feature_level=None):
     """JOIN: concatenate ``inputs`` along ``axis`` in order."""
     op = "JOIN"
     key = None
-    if out is None and feature_level is None and type(inputs) in (list, tuple):
-        key = _plan_key(op, inputs, (axis,))
-        remembered = _CACHE.get(key)
-        if remembered is not None:
-            return remembered.run(inputs)
+    if feature_level is None and type(inputs) in (list, tuple):
+        if out is None:
+            key = _plan_key(op, inputs, (axis,))
+            remembered = _CACHE.get(key)
+            if remembered is not None:
+                return remembered.run(inputs)
+        else:
+            key = _plan_key(op + " into", (*inputs, out), (axis,))
+            remembered = _CACHE.get(key)
+            if remembered is not None and remembered.run_into(inputs, (out,)):
+                return out
     level = parse_feature_level(feature_level)
     if isinstance(inputs, (np.ndarray, str, bytes)) or not hasattr(inputs, "__len__"):
         raise TypeError("inputs must be a sequence of arrays")
@@ -175,11 +194,19 @@ def join(inputs, *, axis, out=None, feature_level=None):
 
 
 def _remembered_single(op, input, out, feature_level, params):
-    """(key, remembered plan or None) for a one-input, one-output call."""
-    if out is not None or feature_level is not None:
+    """(key, result) for a one-input, one-output call: result is not None when a remembered plan
+    ran (into new arrays, or into ``out`` when it cannot overlap the input)."""
+    if feature_level is not None:
         return None, None
-    key = _plan_key(op, (input,), params)
-    return key, _CACHE.get(key)
+    if out is None:
+        key = _plan_key(op, (input,), params)
+        remembered = _CACHE.get(key)
+        return key, None if remembered is None else remembered.run((input,))
+    key = _plan_key(op + " into", (input, out), params)
+    remembered = _CACHE.get(key)
+    if remembered is not None and remembered.run_into((input,), (out,)):
+        return key, out
+    return key, None
 
 
 def _run_single(op, key, x, out_array, tensor, plan_for, in_place_ok=False):
@@ -190,16 +217,16 @@ def _run_single(op, key, x, out_array, tensor, plan_for, in_place_ok=False):
         check_no_overlap(op, [out_array], [x], "OutputTensor", "InputTensor", in_place_ok)
     plan = plan_for(layout_of(x, 0), layout_of(out_array, 1))
     plan.run([x], [out_array])
-    _remember(key, plan, [out_array])
+    _remember(key, plan, [out_array], in_place_ok=in_place_ok)
     return out_array
 
 
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
     op = "SLICE"
-    key, remembered = _remembered_single(op, input, out, feature_level, (offsets, sizes, strides))
-    if remembered is not None:
-        return remembered.run((input,))
+    key, done = _remembered_single(op, input, out, feature_level, (offsets, sizes, strides))
+    if done is not None:
+        return done
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     offsets = as_int_list(offsets, "Offsets")
@@ -219,10 +246,10 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
     ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
     """
     op = "SLICE1"
-    key, remembered = _remembered_single(op, input, out, feature_level, (
+    key, done = _remembered_single(op, input, out, feature_level, (
         input_window_offsets, input_window_sizes, input_window_strides, output_sizes))
-    if remembered is not None:
-        return remembered.run((input,))
+    if done is not None:
+        return done
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     offsets = as_int_list(input_window_offsets, "InputWindowOffsets")
@@ -248,9 +275,9 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
 def tile(input, *, repeats, out=None, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
     op = "TILE"
-    key, remembered = _remembered_single(op, input, out, feature_level, (repeats,))
-    if remembered is not None:
-        return remembered.run((input,))
+    key, done = _remembered_single(op, input, out, feature_level, (repeats,))
+    if done is not None:
+        return done
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     repeats = as_int_list(repeats, "Repeats")
@@ -264,10 +291,10 @@ def tile(input, *, repeats, out=None, feature_level=None):
 
 def _cumulative(op, input, axis, axis_direction, exclusive, exclusive_field, out, feature_level):
     direction = int(axis_direction) if type(axis_direction) is AxisDirection else axis_direction
-    key, remembered = _remembered_single(op, input, out, feature_level,
-                                         (axis, direction, _as_flag(exclusive)))
-    if remembered is not None:
-        return remembered.run((input,))
+    key, done = _remembered_single(op, input, out, feature_level,
+                                   (axis, direction, _as_flag(exclusive)))
+    if done is not None:
+        return done
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     axis = as_int(axis, "Axis")

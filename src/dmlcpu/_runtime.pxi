@@ -1,6 +1,8 @@
 # Runtime configuration (ISA dispatch, threads), included by _core.pyx.
 # The C core detects the CPU and fills its kernel table once; doing it at import keeps the first
 # operator call from paying for it and makes the environment variables take effect at import.
+from libc.stdint cimport uint32_t
+
 import operator as _operator
 import sys as _sys
 
