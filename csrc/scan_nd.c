@@ -4,7 +4,8 @@
  * - outer (some other dim steps less than the axis in dst): a vertical pass. One accumulator per
  *   column of the innermost run; for each row k, out[k][j] = acc[j] op in[k][j]. Rows are
  *   unit-stride loops SIMD can widen, yet each column rounds exactly as a sequential loop does.
- * - line (the axis is innermost): each line walked sequentially from acc = identity.
+ * - line (the axis is innermost): each line walked sequentially from acc = identity (the SIMD
+ *   kernels run several lines at once, one per lane, each still in walk order).
  * Both carry the total in an accumulator instead of re-reading out[k-1]: each element is read
  * before its address is written, so in place needs no temporary, and FLOAT16 can accumulate in
  * FLOAT32 (only the written values are rounded to half).

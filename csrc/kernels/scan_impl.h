@@ -15,6 +15,10 @@
  *
  * In place: every element is read before the element at the same address is written, so dst may
  * be the identical view of src. Elements move through memcpy: no alignment is assumed.
+ *
+ * The portable kernels come first; below them, SIMD bodies (line: W lines transposed in
+ * registers; integer prefix sums; outer: vertical vectors, streaming stores) that only the ISA
+ * units expand, after defining the per-ISA primitives those bodies name.
  */
 #include <string.h>
 #include "../internal.h"
