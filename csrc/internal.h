@@ -91,7 +91,8 @@ dmlcpu_copy_run_fn dmlcpu_copy_kernel(size_t elsize, dmlcpu_run_layout layout);
  * along the scan (negative when walking backwards), *_across_stride steps from one scan to the next.
  *   outer: the scans sit side by side in a row (the axis is not innermost); the kernel sweeps
  *          rows k = 0, 1, ... keeping one accumulator per column.
- *   line:  each scan is walked to its end before the next (the axis is innermost).
+ *   line:  each scan is walked in its own walk order (the axis is innermost); a SIMD kernel
+ *          may advance several scans together, one per lane.
  * flags: DMLCPU_SCAN_EXCLUSIVE writes the total before the current element is added;
  * DMLCPU_SCAN_STREAM asks for non-temporal stores where the kernel has them (outputs far larger
  * than the caches; the kernel fences them before returning). dst may be src (in place).
