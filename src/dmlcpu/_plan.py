@@ -33,11 +33,22 @@ def plan_join(input_layouts, output_layout, axis, elsize):
 
 
 def plan_window(input_layout, output_layout, starts, steps_along, elsize):
-    """SLICE and SLICE1: Output[c] = Input[starts + steps_along * c]."""
+    """SLICE and SLICE1: Output[c] = Input[starts + steps_along * c].
+
+    Validation bounds ``starts + steps_along * (size - 1)`` inside the input only for the
+    elements actually read, so a dim of one element ignores its step (which may be any 64-bit
+    value, or more), and an empty output reads nothing at all: both get zeros, keeping every
+    byte offset inside the input's own extent.
+    """
     slot, offset, _, strides = input_layout
+    out_sizes = output_layout[2]
+    if any(size == 0 for size in out_sizes):
+        source = (slot, offset, out_sizes, (0,) * len(out_sizes))
+        return Plan(1, 1, [("copy", output_layout, source, elsize)])
     offset += sum(s * stride for s, stride in zip(starts, strides))
-    source = (slot, offset, output_layout[2],
-              tuple(step * stride for step, stride in zip(steps_along, strides)))
+    source = (slot, offset, out_sizes,
+              tuple(step * stride if size > 1 else 0
+                    for step, stride, size in zip(steps_along, strides, out_sizes)))
     return Plan(1, 1, [("copy", output_layout, source, elsize)])
 
 
