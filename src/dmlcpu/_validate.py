@@ -9,6 +9,7 @@ the first. Messages read ``OP: Field[path] is VALUE but must RULE``.
 dims, and (in the eager API, ``allow_empty``) sizes of 0 and 64-bit sizes.
 """
 from collections import namedtuple
+from collections.abc import Mapping, Set
 from operator import index as _index
 
 from ._errors import InvalidArgumentError
@@ -64,8 +65,9 @@ def as_int(value, field):
 
 
 def as_int_list(values, field):
-    """A sequence of integer fields, as a tuple."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+    """A sequence of integer fields, as a tuple (sets and dicts have no order: refused)."""
+    if isinstance(values, (str, bytes, bytearray, Mapping, Set)) or not hasattr(values,
+                                                                                "__len__"):
         raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
     return tuple(as_int(v, f"{field}[{i}]") for i, v in enumerate(values))
 
