@@ -99,7 +99,10 @@ def test_memory_stays_flat_over_a_hundred_thousand_calls():
     result = run_python(code, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     before, after, start, end = map(int, result.stdout.split())
-    assert after - before < 4096, f"RSS grew by {after - before} KiB over 10^5 calls"
+    # ASan (tools/run-sanitizers) holds freed blocks in a quarantine of up to 256 MiB: there the
+    # RSS bound says nothing, and LeakSanitizer checks the C allocations instead.
+    if "libasan" not in os.environ.get("LD_PRELOAD", ""):
+        assert after - before < 4096, f"RSS grew by {after - before} KiB over 10^5 calls"
     assert end - start < 64 * 1024, f"traced memory grew by {end - start} bytes over 10^4 calls"
 
 
