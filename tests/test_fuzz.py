@@ -419,3 +419,24 @@ def test_descriptors_with_ten_thousand_tensors():
     with pytest.raises(InvalidArgumentError, match="outputs must not overlap each other"):
         split.execute([bytes(out)], views)
     assert shared == b"\xa5" * 8 * MANY
+
+
+@pytest.mark.parametrize("view", [
+    (0, (4,), (2**62,)),                 # 3 * 2^62 bytes of reach
+    (2**63, (1,), (4,)),                 # an offset beyond int64
+    (2**63 - 4, (2,), (4,)),             # the last element's end beyond int64
+    (-2**63 + 4, (2,), (-8,)),           # the lowest byte below int64
+    (0, (2**63,), (1,)),                 # a size beyond int64
+    (0, (2,), (-2**63,)),                # |stride| beyond int64
+    (0, (3, 3), (2**62, 2**62)),         # the sum of extents beyond int64
+])
+def test_plans_refuse_views_beyond_64_bit_offsets(view):
+    """The Cython boundary checks every byte offset a view reaches before C sees it: refused with
+    InvalidArgumentError (a crafted array can get there; validation keeps tensors out)."""
+    from dmlcpu._core import Plan
+    offset, sizes, strides = view
+    good = (0, 0, sizes, tuple(4 for _ in sizes))
+    for dst, src in [((1, offset, sizes, strides), good), ((1, 0, sizes, (4,) * len(sizes)),
+                                                         (0, offset, sizes, strides))]:
+        with pytest.raises(InvalidArgumentError, match="beyond 64 bits"):
+            Plan(1, 1, [("copy", dst, src, 4)])
