@@ -12,7 +12,8 @@ import dmlcpu as dml
 from dmlcpu import InvalidArgumentError, TensorDesc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(os.path.dirname(HERE), "src")
+# subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
+SRC = os.path.dirname(os.path.dirname(dml.__file__))
 
 # A small workload of every operator, eager and compiled, refusals included.
 WORKLOAD = textwrap.dedent("""
