@@ -16,9 +16,23 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def is_x86_64():
-    machine = platform.machine().lower()
-    return machine in ("x86_64", "amd64", "x64")
+X86_64_NAMES = ("x86_64", "amd64", "x64")
+
+
+def target_is_x86_64(plat_name):
+    """Whether the extension is being built FOR x86-64, cross-compiles included: cibuildwheel
+    builds macOS arm64 wheels with ARCHFLAGS="-arch arm64" and Windows ARM64 wheels with
+    plat_name win-arm64 on x86-64 hosts."""
+    archflags = os.environ.get("ARCHFLAGS", "")
+    if sys.platform == "darwin" and archflags:
+        return "x86_64" in archflags and "arm64" not in archflags
+    if plat_name:
+        return any(name in plat_name.lower() for name in X86_64_NAMES)
+    return platform.machine().lower() in X86_64_NAMES
+
+
+def is_isa_unit(source):
+    return source.endswith(("_avx2.c", "_avx512.c"))
 
 
 # Per-file flags, keyed by the suffix of the translation unit's name.
@@ -41,9 +55,9 @@ def isa_flags_for(source, msvc):
 
 
 def core_sources():
+    """Every C source; build_extensions drops the x86 ISA units when the target is not x86-64."""
     sources = sorted(glob("csrc/*.c")) + sorted(glob("csrc/kernels/*_scalar.c"))
-    if is_x86_64():
-        sources += sorted(glob("csrc/kernels/*_avx2.c")) + sorted(glob("csrc/kernels/*_avx512.c"))
+    sources += sorted(glob("csrc/kernels/*_avx2.c")) + sorted(glob("csrc/kernels/*_avx512.c"))
     return [os.path.relpath(s, HERE) if os.path.isabs(s) else s for s in sources]
 
 
@@ -51,6 +65,12 @@ class BuildExtPerFileFlags(build_ext):
     """Adds ISA flags to the ISA translation units only (setuptools has no per-file flags)."""
 
     def build_extensions(self):
+        with_x86_kernels = target_is_x86_64(self.plat_name)
+        for ext in self.extensions:
+            if with_x86_kernels:
+                ext.define_macros.append(("DMLCPU_WITH_X86_KERNELS", "1"))
+            else:
+                ext.sources = [src for src in ext.sources if not is_isa_unit(src)]
         compiler = self.compiler
         msvc = compiler.compiler_type == "msvc"
         if msvc:

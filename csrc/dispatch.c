@@ -15,7 +15,8 @@
 
 #include "dispatch.h"
 
-#if defined(__x86_64__) || defined(_M_X64)
+/* setup.py defines DMLCPU_WITH_X86_KERNELS when it compiles the AVX units for this target. */
+#if defined(DMLCPU_WITH_X86_KERNELS) && (defined(__x86_64__) || defined(_M_X64))
 #define DMLCPU_HAVE_X86_KERNELS 1
 #endif
 

@@ -29,10 +29,12 @@ dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t 
         if (size < 0) return DMLCPU_E_INVALID;
         if (dmlcpu_mul_overflows(n, size, &n)) return DMLCPU_E_OVERFLOW;
         if (size == 0) continue;
-        /* |stride| * (size - 1) summed over dims bounds every byte offset. */
+        /* |stride| * (size - 1) summed over dims bounds every byte offset. The check takes
+         * |stride| * size: the drivers also form stride * size (to rewind an odometer, to test
+         * whether two dims merge), and no real memory comes near the difference. */
         int64_t stride = view->strides[i];
         if (stride == INT64_MIN) return DMLCPU_E_OVERFLOW;
-        if (dmlcpu_mul_overflows(stride < 0 ? -stride : stride, size - 1, &extent) ||
+        if (dmlcpu_mul_overflows(stride < 0 ? -stride : stride, size, &extent) ||
             dmlcpu_add_overflows(reach, extent, &reach))
             return DMLCPU_E_OVERFLOW;
     }

@@ -1,8 +1,16 @@
 """Runs every operator on buffers flush against PROT_NONE pages, in a process of its own.
 
 A read or write outside any input or output faults and kills this process; test_guard_pages.py
-runs it as a subprocess and reports such a death as a failure. Results are also checked against
-NumPy so a guarded run is a correct run. Prints the number of guarded calls made.
+runs it as a subprocess (once per ISA, through DMLCPU_FORCE_ISA) and reports such a death as a
+failure. Results are also checked against NumPy so a guarded run is a correct run.
+
+Covered: every copy kernel width (1, 2, 4, 8 bytes) in every run layout (contiguous, gather,
+scatter, strided, broadcast), at lengths reaching every vector tail, with the buffer's first or
+last byte against the guard; SPLIT, JOIN, SLICE (strides 2 and 0), SLICE1 walking backwards, TILE
+(broadcast inputs too); both scan strategies (axis outer and innermost), forward and reverse,
+inclusive and exclusive, in place or not; and descriptors executed on raw buffers of exactly
+TotalTensorSizeInBytes with packed, padded and broadcast strides. Prints the number of guarded
+calls made.
 """
 import itertools
 import sys
@@ -10,7 +18,9 @@ import sys
 import numpy as np
 
 import dmlcpu as dml
+from dmlcpu._types import NUMPY_DTYPES
 from guarded import guarded_array
+from numpy.lib.stride_tricks import as_strided
 
 WIDTHS = [np.uint8, np.float16, np.float32, np.float64]  # 1, 2, 4 and 8-byte kernels
 SCAN_TYPES = [np.int8, np.uint16, np.int32, np.uint64, np.float16, np.float32, np.float64]
@@ -124,10 +134,143 @@ def scan_cases(rng):
                              f"in_place={in_place}")
 
 
+# Run layouts of the innermost copy run, as (input step, output step) in elements; a step of 0
+# is a broadcast input. The planner hands these to the core unchanged (SLICE with unit strides).
+RUN_LAYOUTS = {"contiguous": (1, 1), "gather": (2, 1), "scatter": (1, 3), "strided": (-2, 3),
+               "broadcast": (0, 1), "broadcast strided": (0, -2)}
+
+
+def guarded_layout(values, side, step):
+    """values (2-D) in a guarded buffer, stepping `step` elements along the last axis (0: the
+    first column broadcast along it, from a buffer holding only that column)."""
+    values = np.asarray(values)
+    itemsize = values.dtype.itemsize
+    rows, n = values.shape
+    if step == 0:
+        column = guarded_array((rows, 1), values.dtype, (itemsize, itemsize), side)
+        column[...] = values[:, :1]
+        return as_strided(column, shape=(rows, n), strides=(itemsize, 0), writeable=False)
+    strides = (abs(step) * n * itemsize, step * itemsize)
+    out = guarded_array((rows, n), values.dtype, strides, side)
+    out[...] = values
+    return out
+
+
+def layout_cases(rng):
+    for dtype, n, side, (name, (in_step, out_step)) in itertools.product(
+            WIDTHS, LENGTHS, ("front", "back"), RUN_LAYOUTS.items()):
+        values = random_values((2, n), dtype, rng)
+        if in_step == 0:
+            values = np.repeat(values[:, :1], n, axis=1)
+        x = guarded_layout(values, side, in_step)
+        out = guarded_layout(np.zeros_like(values), side, out_step)
+        dml.slice(x, offsets=[0, 0], sizes=[2, n], strides=[1, 1], out=out)
+        check(out, values, f"{name} run {np.dtype(dtype).name} n={n} side={side}")
+
+
+def tile_cases(rng):
+    """TILE from packed and broadcast inputs, every width, doubling along each dim."""
+    for dtype, side, shape, repeats in itertools.product(
+            WIDTHS, ("front", "back"), [(1, 1, 3), (2, 3, 1), (3, 1, 5)],
+            [(1, 1, 5), (2, 3, 1), (3, 2, 2)]):
+        values = random_values(shape, dtype, rng)
+        for x in (guarded_copy(values, side), guarded_copy(values, side, -1)):
+            out = guarded_empty(tuple(s * r for s, r in zip(shape, repeats)), dtype, side)
+            dml.tile(x, repeats=list(repeats), out=out)
+            check(out, np.tile(values, repeats), f"tile {shape}x{repeats} side={side}")
+        row = guarded_copy(values[:1], side)
+        broadcast = as_strided(row, shape=shape, strides=(0,) + row.strides[1:],
+                               writeable=False)
+        out = guarded_empty(tuple(s * r for s, r in zip(shape, repeats)), dtype, side)
+        dml.tile(broadcast, repeats=list(repeats), out=out)
+        check(out, np.tile(np.broadcast_to(values[:1], shape), repeats),
+              f"tile broadcast {shape}x{repeats} side={side}")
+
+
+def guarded_buffer(nbytes, side, fill=None):
+    """A writable uint8 buffer of exactly nbytes whose first or last byte touches a guard."""
+    buffer = guarded_array((nbytes,), np.uint8, (1,), side)
+    buffer[...] = 0xA5 if fill is None else np.frombuffer(fill, np.uint8)
+    return buffer
+
+
+def tensor_view(buffer, desc):
+    dtype = np.dtype(NUMPY_DTYPES[desc.data_type])
+    strides = tuple(s * dtype.itemsize for s in desc.element_strides())
+    base = buffer[:len(buffer) // dtype.itemsize * dtype.itemsize].view(dtype)
+    return as_strided(base, shape=desc.sizes, strides=strides, writeable=False)
+
+
+def desc_strides(shape, kind):
+    """Element strides: None (packed), padded (a gap after each row), or broadcast (dim 0)."""
+    if kind == "packed":
+        return None
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size + (1 if kind == "padded" else 0)
+    strides = list(reversed(strides))
+    if kind == "broadcast":
+        strides[0] = 0
+    return strides
+
+
+def run_desc(desc, side, rng, expected_of):
+    """Compiles and executes desc on guarded buffers; checks each output against expected."""
+    op = dml.compile_operator(desc)
+    inputs = [guarded_buffer(n, side, rng.integers(0, 256, n, dtype=np.uint8).tobytes())
+              for n in op.input_sizes]
+    outputs = [guarded_buffer(n, side) for n in op.output_sizes]
+    in_descs = desc.input_tensors if isinstance(desc, dml.JoinOperatorDesc) else \
+        [desc.input_tensor]
+    out_descs = desc.output_tensors if isinstance(desc, dml.SplitOperatorDesc) else \
+        [desc.output_tensor]
+    views = [np.array(tensor_view(b, d)) for b, d in zip(inputs, in_descs)]
+    op.execute(inputs, outputs)
+    for buffer, d, want in zip(outputs, out_descs, expected_of(views)):
+        image = np.full(len(buffer), 0xA5, np.uint8)  # padding keeps its bytes
+        dtype = np.dtype(NUMPY_DTYPES[d.data_type])
+        as_strided(image[:len(image) // dtype.itemsize * dtype.itemsize].view(dtype),
+                   shape=d.sizes, strides=tuple(s * dtype.itemsize for s in d.element_strides())
+                   )[...] = want
+        check(buffer, image, f"descriptor {desc!r} side={side}")
+
+
+def descriptor_cases(rng):
+    T = dml.TensorDesc
+    for dtype, side, in_kind, out_kind in itertools.product(
+            ("UINT8", "FLOAT16", "INT32", "FLOAT64"), ("front", "back"),
+            ("packed", "padded", "broadcast"), ("packed", "padded")):
+        shape = (3, 5)
+
+        def t(sizes, kind):
+            return T(dtype, sizes, desc_strides(sizes, kind))
+        run_desc(dml.SplitOperatorDesc(t(shape, in_kind), [t((3, 2), out_kind),
+                                                           t((3, 3), out_kind)], 1), side, rng,
+                 lambda v: [v[0][:, :2], v[0][:, 2:]])
+        run_desc(dml.JoinOperatorDesc([t(shape, in_kind), t((3, 1), in_kind)],
+                                      t((3, 6), out_kind), 1), side, rng,
+                 lambda v: [np.concatenate(v, axis=1)])
+        run_desc(dml.SliceOperatorDesc(t(shape, in_kind), t((2, 3), out_kind), [1, 0], [2, 3],
+                                       [1, 2]), side, rng, lambda v: [v[0][1:3, 0:5:2]])
+        run_desc(dml.Slice1OperatorDesc(t(shape, in_kind), t((3, 3), out_kind), [0, 0], [3, 5],
+                                        [-1, -2]), side, rng, lambda v: [v[0][::-1, ::-2]])
+        run_desc(dml.TileOperatorDesc(t(shape, in_kind), t((6, 10), out_kind), [2, 2]), side,
+                 rng, lambda v: [np.tile(v[0], (2, 2))])
+        if dtype != "UINT8":
+            for axis, reverse, exclusive in itertools.product((0, 1), (0, 1), (False, True)):
+                run_desc(dml.CumulativeSummationOperatorDesc(
+                    t(shape, in_kind), t(shape, out_kind), axis, reverse, exclusive), side, rng,
+                    lambda v: [scan_reference(v[0], axis, False, reverse, exclusive)])
+
+
 def main():
     rng = np.random.default_rng(20261121)
     copy_cases(rng)
+    layout_cases(rng)
+    tile_cases(rng)
     scan_cases(rng)
+    descriptor_cases(rng)
     print(f"guarded calls: {calls}")
 
 

@@ -18,7 +18,8 @@ from dmlcpu._core import Plan
 USABLE = _core._config()["usable_isas"]
 WIDTHS = (1, 2, 4, 8)
 LENGTHS = (1, 2, 7, 15, 16, 17, 31, 33, 64, 65, 127, 300, 1031)
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+# subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
+SRC = os.path.dirname(os.path.dirname(dmlcpu.__file__))
 
 
 @pytest.fixture(params=USABLE)

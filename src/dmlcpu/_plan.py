@@ -33,15 +33,22 @@ def plan_join(input_layouts, output_layout, axis, elsize):
 
 
 def plan_window(input_layout, output_layout, starts, steps_along, elsize):
-    """SLICE and SLICE1: Output[c] = Input[starts + steps_along * c]."""
+    """SLICE and SLICE1: Output[c] = Input[starts + steps_along * c].
+
+    Validation bounds ``starts + steps_along * (size - 1)`` inside the input only for the
+    elements actually read, so a dim of one element ignores its step (which may be any 64-bit
+    value, or more), and an empty output reads nothing at all: both get zeros, keeping every
+    byte offset inside the input's own extent.
+    """
     slot, offset, _, strides = input_layout
+    out_sizes = output_layout[2]
+    if any(size == 0 for size in out_sizes):
+        source = (slot, offset, out_sizes, (0,) * len(out_sizes))
+        return Plan(1, 1, [("copy", output_layout, source, elsize)])
     offset += sum(s * stride for s, stride in zip(starts, strides))
-    sizes = output_layout[2]
-    # Along a dimension of at most one element the step is never taken, and extended mode lets
-    # it be any size: 0 keeps it out of the 64-bit byte strides.
-    source = (slot, offset, sizes,
-              tuple(step * stride if n > 1 else 0
-                    for step, stride, n in zip(steps_along, strides, sizes)))
+    source = (slot, offset, out_sizes,
+              tuple(step * stride if size > 1 else 0
+                    for step, stride, size in zip(steps_along, strides, out_sizes)))
     return Plan(1, 1, [("copy", output_layout, source, elsize)])
 
 

@@ -9,6 +9,7 @@ the first. Messages read ``OP: Field[path] is VALUE but must RULE``.
 dims, and (in the eager API, ``allow_empty``) sizes of 0 and 64-bit sizes.
 """
 from collections import namedtuple
+from collections.abc import Mapping, Set
 from operator import index as _index
 
 from ._errors import InvalidArgumentError
@@ -64,8 +65,9 @@ def as_int(value, field):
 
 
 def as_int_list(values, field):
-    """A sequence of integer fields, as a tuple."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+    """A sequence of integer fields, as a tuple (sets and dicts have no order: refused)."""
+    if isinstance(values, (str, bytes, bytearray, Mapping, Set)) or not hasattr(values,
+                                                                                "__len__"):
         raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
     return tuple(as_int(v, f"{field}[{i}]") for i, v in enumerate(values))
 
@@ -152,6 +154,7 @@ def check_sizes(v, field, sizes, level, allow_empty):
     """Sizes at least 1 (0 allowed in the eager extended mode); 32-bit limits in strict mode."""
     ok = True
     count = 1
+    span = 1  # the product of the non-zero sizes: what NumPy bounds even for an empty array
     for i, size in enumerate(sizes):
         if size < 0 or (size == 0 and not allow_empty):
             v.add(f"{field}.Sizes[{i}]", size, "be at least 1")
@@ -160,11 +163,17 @@ def check_sizes(v, field, sizes, level, allow_empty):
             v.add(f"{field}.Sizes[{i}]", size, f"fit in 32 bits (at most {UINT32_MAX})")
             ok = False
         count *= max(size, 0)
+        span *= max(size, 1)
     if ok and level is not None and count > UINT32_MAX:
         v.add(f"{field} element count", count, f"be at most {UINT32_MAX} (2^32 - 1)")
         ok = False
     elif ok and count * 8 > INT64_MAX:
         v.add(f"{field} element count", count, "fit a 64-bit address space")
+        ok = False
+    elif ok and span * 8 > INT64_MAX:
+        # An empty tensor still has strides: sizes whose product overflows cannot be laid out.
+        v.add(f"{field}.Sizes", list(sizes), "have a product of the non-zero sizes that fits a "
+              "64-bit address space (even when another size is 0)")
         ok = False
     return ok
 
@@ -409,6 +418,13 @@ def check_buffer_tensor(v, field, desc, level, is_input):
     minimum = None
     if ok and element_size and 1 <= len(sizes) <= 8 and all(size >= 1 for size in sizes):
         minimum = calc_buffer_tensor_size(element_size, sizes, strides)
+    if minimum is not None and minimum > INT64_MAX:
+        # DirectML's UINT64 would hold it, but no buffer of a 64-bit process can: every byte
+        # offset dmlcpu computes must fit in int64.
+        v.add(f"{field} DMLCalcBufferTensorSize", minimum,
+              f"be at most {INT64_MAX} (2^63 - 1), the largest buffer a 64-bit process can "
+              f"address")
+        ok = False
     total = desc.total_tensor_size_in_bytes
     if total is not None:
         if total < 0 or total > 2**64 - 1:
