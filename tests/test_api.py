@@ -63,3 +63,10 @@ def test_support_table_matches_spec_section_4():
     assert table["JOIN"]["dimension_counts"] == [(L.FL_1_0, 4, 4), (L.FL_3_0, 4, 5),
                                                  (L.FL_3_1, 1, 8)]
     assert table["CUMULATIVE_PRODUCT"]["dimension_counts"] == [(L.FL_3_1, 4, 4), (L.FL_4_0, 1, 8)]
+
+
+def test_c_core_and_python_agree_on_element_sizes():
+    from dmlcpu import _core
+    from dmlcpu._types import ELEMENT_SIZES
+    assert {t: _core.dtype_size(int(t)) for t in ELEMENT_SIZES} == ELEMENT_SIZES
+    assert _core.dtype_size(0) == 0 and _core.dtype_size(12) == 0
