@@ -105,9 +105,12 @@ def test_random_split(seed, isa, threads):
         o.check(expected, f"split seed {seed} output {k}")
 
 
-# Large enough to stream (>= 4 MiB written) and to share among threads; block lengths and
-# offsets chosen so no block starts or ends on a cache line.
+# Large enough to share among threads, and the first two to stream (>= 4 MiB written in blocks
+# of 16 KiB or more on average); block lengths and offsets chosen so no block starts or ends on
+# a cache line. (Short blocks stream only from 64 MiB: their path is the same with these.)
 LARGE = [
+    (np.float32, (64,), 1, [4097, 5003, 9001, 9]),             # 4.6 MB
+    (np.int8, (4, 7), 2, [70001, 33, 120001]),                 # 5.3 MB
     (np.float32, (64, 20), 2, [3, 1001, 17, 300, 0, 2]),      # 6.7 MB
     (np.float64, (400, 7), 1, [70, 3, 2, 300]),               # 8.4 MB, blocks of n x 7
     (np.int8, (97, 13), 2, [4001, 2, 1500, 67]),              # 7.0 MB
