@@ -1,6 +1,9 @@
 """JOIN and SPLIT as one group step (one pass over the outer indices) against one copy step per
 part (the plan before dmlcpu_copy_group), in the same process, interleaved with a memcpy of the
 output's bytes. Ratios to memcpy: higher is faster.
+Caveat: interleaved in one process, a streamed group run leaves the output out of the caches, so
+the per-part run after it starts colder than it would alone; for outputs that fit the last-level
+cache compare separate processes (python -m dmlcpu bench against a build of main) too.
 Run with PYTHONPATH=src:  python benchmarks/bench_group.py [threads [name filter]]
 """
 import sys
