@@ -12,14 +12,13 @@
  */
 #include "dispatch.h"
 
-/* Below this many bytes per call one thread does it all: waking the pool costs ~10-20 us. */
-#define PARALLEL_MIN_BYTES ((int64_t)1 << 20)
-/* ... and each thread gets at least this much. */
-#define PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
-/* Packed copies of at least this many bytes stream their stores (benchmarks/NOTES.md), when
- * each run is long enough: a run's partial first and last cache lines are written normally, and
- * short runs sharing lines with their neighbours made streaming several times slower. */
-#define STREAM_MIN_BYTES ((int64_t)4 << 20)
+/* The thread and streaming thresholds (PARALLEL_*, STREAM_MIN_BYTES) are in internal.h, shared
+ * with group_nd.c. Streamed runs must be long enough: a run's partial first and last cache lines
+ * are written normally, and short runs sharing lines with their neighbours made streaming several
+ * times slower. */
+#define PARALLEL_MIN_BYTES DMLCPU_PARALLEL_MIN_BYTES
+#define PARALLEL_CHUNK_BYTES DMLCPU_PARALLEL_CHUNK_BYTES
+#define STREAM_MIN_BYTES DMLCPU_STREAM_MIN_BYTES
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
@@ -154,7 +153,7 @@ static void copy_chunk(void *ctx, int chunk, int chunks) {
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
-static void copy_pair(const dmlcpu_pair *p, size_t elsize) {
+void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
     const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
     int w = width_index(elsize);
     int32_t inner = p->ndim - 1;
@@ -233,7 +232,7 @@ dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     dmlcpu_status status = dmlcpu_pair_init(&pair, dst, src, elsize, &empty);
     if (status != DMLCPU_OK || empty) return status;
     dmlcpu_pair_normalize(&pair);
-    copy_pair(&pair, elsize);
+    dmlcpu_copy_pair(&pair, elsize);
     return DMLCPU_OK;
 }
 dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {

@@ -64,6 +64,16 @@ dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const 
  */
 void dmlcpu_pair_normalize(dmlcpu_pair *pair);
 
+/* Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. */
+void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize);
+
+/* Below this many bytes per call one thread does it all: waking the pool costs ~10-20 us ... */
+#define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
+/* ... and each thread gets at least this much. */
+#define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
+/* Copies writing at least this many bytes stream their stores (benchmarks/NOTES.md). */
+#define DMLCPU_STREAM_MIN_BYTES ((int64_t)4 << 20)
+
 /*
  * Copies the innermost run of n elements: dst and src advance by their own byte strides.
  * One function per element width and run layout, chosen once per call.

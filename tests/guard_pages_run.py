@@ -8,7 +8,9 @@ Covered: every copy kernel width (1, 2, 4, 8 bytes) in every run layout (contigu
 scatter, strided, broadcast), at lengths reaching every vector tail, with the buffer's first or
 last byte against the guard; SPLIT, JOIN, SLICE (strides 2 and 0), SLICE1 walking backwards, TILE
 (broadcast inputs too); both scan strategies (axis outer and innermost), forward and reverse,
-inclusive and exclusive, in place or not; and descriptors executed on raw buffers of exactly
+inclusive and exclusive, in place or not; JOIN and SPLIT in one pass over
+the outer indices (dmlcpu_copy_group), large enough to stream and to use threads, every block
+starting off a cache line; and descriptors executed on raw buffers of exactly
 TotalTensorSizeInBytes with packed, padded and broadcast strides. Prints the number of guarded
 calls made.
 """
@@ -92,6 +94,26 @@ def copy_cases(rng):
         out = guarded_empty((6, 3 * n), dtype, side, out_step)
         dml.tile(x, repeats=[2, 3], out=out)
         check(out, np.tile(values, (2, 3)), "tile " + what)
+
+
+def group_cases():
+    """JOIN and SPLIT along the last axis of (64, n) parts, 4.6 MB: the one-pass group with
+    streamed lines (blocks of 16 KiB or more on average) and threads, the first or last part's
+    block against the guard."""
+    sizes = [4097, 5003, 9001, 9]  # float32 blocks, not multiples of a line and none aligned
+    rng = np.random.default_rng(7)  # its own: the other cases keep the data they always had
+    for side in ("front", "back"):
+        parts = [random_values((64, n), np.float32, rng) for n in sizes]
+        xs = [guarded_copy(v, side) for v in parts]
+        out = guarded_empty((64, sum(sizes)), np.float32, side)
+        dml.join(xs, axis=1, out=out)
+        expected = np.concatenate(parts, axis=1)
+        check(out, expected, f"group join side={side}")
+        x = guarded_copy(expected, side)
+        outs = [guarded_empty((64, n), np.float32, side) for n in sizes]
+        dml.split(x, axis=1, output_axis_sizes=sizes, outputs=outs)
+        for k, (o, v) in enumerate(zip(outs, parts)):
+            check(o, v, f"group split side={side} output {k}")
 
 
 def scan_reference(values, axis, product, reverse, exclusive):
@@ -267,6 +289,7 @@ def descriptor_cases(rng):
 def main():
     rng = np.random.default_rng(20261121)
     copy_cases(rng)
+    group_cases()
     layout_cases(rng)
     tile_cases(rng)
     scan_cases(rng)

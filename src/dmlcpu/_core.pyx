@@ -1,8 +1,8 @@
 # cython: freethreading_compatible = False
 """The Cython boundary: buffers in, C views out, status back to exceptions.
 
-A Plan is a list of steps (copy, tile, scan) over numbered operand slots: inputs first, then
-outputs. Each step's views hold byte offsets from its slot's base address; ``run`` binds the
+A Plan is a list of steps (copy, group, tile, scan) over numbered operand slots: inputs first,
+then outputs. Each step's views hold byte offsets from its slot's base address; ``run`` binds the
 slots to buffers, checks that every step stays inside its buffers, and calls the C core, without
 the GIL when the work is large enough to be worth it.
 """
@@ -10,7 +10,7 @@ from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
 from libc.stdint cimport INT64_MAX as INT64_MAX_C, INT64_MIN as INT64_MIN_C
 from libc.stdint cimport int32_t, int64_t, intptr_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 from ._errors import CoreError, InvalidArgumentError
@@ -21,12 +21,15 @@ cdef enum:
     STEP_COPY = 0
     STEP_TILE = 1
     STEP_SCAN = 2
+    # a group of copies sharing outer dims (JOIN, SPLIT): a header, then one STEP_PART per copy
+    STEP_GROUP = 3
+    STEP_PART = 4
     # Below this many bytes the GIL is kept: releasing it costs more than the copy.
     NOGIL_BYTES = 65536
     # Operands of a typical call fit on the C stack; a JOIN of many inputs uses the heap.
     RUN_STACK_SLOTS = 8
 
-STEP_KINDS = {"copy": STEP_COPY, "tile": STEP_TILE, "scan": STEP_SCAN}
+STEP_KINDS = {"copy": STEP_COPY, "tile": STEP_TILE, "scan": STEP_SCAN, "group": STEP_GROUP}
 
 
 cdef struct Step:
@@ -41,6 +44,8 @@ cdef struct Step:
     int op
     int reverse
     int exclusive
+    Py_ssize_t parts         # STEP_GROUP: the STEP_PART structs that follow it
+    int outer_ndim           # STEP_GROUP: leading dims every part shares
     bint empty
     int64_t dst_lo, dst_hi   # bytes the step may touch, relative to the slot's base
     int64_t src_lo, src_hi
@@ -122,7 +127,8 @@ cdef int fill_view(dmlcpu_view *view, offset, sizes, strides, int64_t elsize,
 cdef class Plan:
     """Steps over operand slots, converted to C structs once and run many times."""
     cdef Step *steps
-    cdef Py_ssize_t n_steps
+    cdef Py_ssize_t n_steps      # C structs: a group is its header and its parts
+    cdef Py_ssize_t n_given      # steps as given
     cdef readonly Py_ssize_t n_inputs
     cdef readonly Py_ssize_t n_outputs
     cdef readonly int64_t work_bytes
@@ -133,17 +139,34 @@ cdef class Plan:
         cdef bint dst_empty, src_empty
         self.n_inputs = n_inputs
         self.n_outputs = n_outputs
-        self.n_steps = len(steps)
+        self.n_given = len(steps)
+        # ("copy"|"tile", dst, src, elsize), ("scan", dst, src, elsize, dtype, axis, op, reverse,
+        # exclusive) or ("group", dsts, srcs, elsize, outer_ndim); a dst or src is a layout
+        # (slot, byte_offset, sizes, byte_strides). A group becomes a header struct followed by
+        # one STEP_PART struct per (dst, src) pair, each checked against its buffers as a copy.
+        flat = []
+        for s in steps:
+            if s[0] == "group":
+                if len(s[1]) != len(s[2]):
+                    raise CoreError("a plan group has %d destinations and %d sources" % (
+                        len(s[1]), len(s[2])))
+                flat.append((STEP_GROUP, len(s[1]), s[3], s[4]))
+                flat.extend((STEP_PART, dst, src, s[3]) for dst, src in zip(s[1], s[2]))
+            else:
+                flat.append((STEP_KINDS[s[0]],) + tuple(s[1:]))
+        self.n_steps = len(flat)
         self.steps = <Step *>calloc(self.n_steps if self.n_steps else 1, sizeof(Step))
         if self.steps == NULL:
             raise MemoryError()
         self.work_bytes = 0
         for i in range(self.n_steps):
             step = &self.steps[i]
-            s = steps[i]
-            # ("copy"|"tile", dst, src, elsize) or ("scan", dst, src, elsize, dtype, axis, op,
-            # reverse, exclusive); dst and src are (slot, byte_offset, sizes, byte_strides).
-            step.kind = STEP_KINDS[s[0]]
+            s = flat[i]
+            step.kind = s[0]
+            if step.kind == STEP_GROUP:
+                step.parts, step.elsize, step.outer_ndim = s[1:4]
+                step.empty = True  # the header touches nothing itself: its parts are checked
+                continue
             dst, src = s[1], s[2]
             step.elsize = s[3]
             step.dst_slot = dst[0]
@@ -165,7 +188,7 @@ cdef class Plan:
         free(self.steps)
 
     def __len__(self):
-        return self.n_steps
+        return self.n_given
 
     def run(self, inputs, outputs):
         """Binds inputs (read) and outputs (written) to the slots and runs every step."""
@@ -318,13 +341,51 @@ cdef int buffer_extent(Py_buffer *buffer, int64_t *lo, int64_t *hi) except -1:
     return 0
 
 
+cdef inline void bind_view(dmlcpu_view *view, const dmlcpu_view *planned,
+                           Py_buffer *buffer) noexcept nogil:
+    view[0] = planned[0]
+    view.data = <char *>buffer.buf + <intptr_t>planned.data
+
+
+cdef dmlcpu_status run_group(Step *group, Step *parts, Py_buffer *buffers) noexcept nogil:
+    """The group's non-empty parts, bound to their buffers, in one dmlcpu_copy_group call."""
+    cdef dmlcpu_view stack_views[2 * RUN_STACK_SLOTS]
+    cdef dmlcpu_view *dsts = stack_views
+    cdef dmlcpu_view *srcs
+    cdef Py_ssize_t i, n = 0, capacity = RUN_STACK_SLOTS
+    cdef dmlcpu_status status
+    if group.parts > capacity:
+        capacity = group.parts
+        dsts = <dmlcpu_view *>malloc(2 * capacity * sizeof(dmlcpu_view))
+        if dsts == NULL:
+            return DMLCPU_E_NOMEM
+    srcs = dsts + capacity
+    for i in range(group.parts):
+        if parts[i].empty:
+            continue
+        bind_view(&dsts[n], &parts[i].dst, &buffers[parts[i].dst_slot])
+        bind_view(&srcs[n], &parts[i].src, &buffers[parts[i].src_slot])
+        n += 1
+    status = dmlcpu_copy_group(dsts, srcs, <size_t>n, group.outer_ndim, group.elsize)
+    if dsts != stack_views:
+        free(dsts)
+    return status
+
+
 cdef dmlcpu_status run_steps(Step *steps, Py_ssize_t n_steps, Py_buffer *buffers) noexcept nogil:
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i = 0
     cdef Step *step
     cdef dmlcpu_view dst, src
     cdef dmlcpu_status status
-    for i in range(n_steps):
+    while i < n_steps:
         step = &steps[i]
+        i += 1
+        if step.kind == STEP_GROUP:
+            status = run_group(step, step + 1, buffers)
+            if status != DMLCPU_OK:
+                return status
+            i += step.parts
+            continue
         if step.empty:
             continue
         dst = step.dst

@@ -17,19 +17,22 @@ def _along(layout, axis, start, sizes):
 
 
 def plan_split(input_layout, output_layouts, axis, elsize):
-    steps, start = [], 0
+    """One group: the C core walks the dims before ``axis`` once, copying each output's block
+    at each index, when that is the faster order (dmlcpu_copy_group)."""
+    sources, start = [], 0
     for out in output_layouts:
-        steps.append(("copy", out, _along(input_layout, axis, start, out[2]), elsize))
+        sources.append(_along(input_layout, axis, start, out[2]))
         start += out[2][axis]
-    return Plan(1, len(output_layouts), steps)
+    return Plan(1, len(output_layouts), [("group", list(output_layouts), sources, elsize, axis)])
 
 
 def plan_join(input_layouts, output_layout, axis, elsize):
-    steps, start = [], 0
+    """One group, as plan_split: a JOIN along an inner axis then writes its output in order."""
+    targets, start = [], 0
     for layout in input_layouts:
-        steps.append(("copy", _along(output_layout, axis, start, layout[2]), layout, elsize))
+        targets.append(_along(output_layout, axis, start, layout[2]))
         start += layout[2][axis]
-    return Plan(len(input_layouts), 1, steps)
+    return Plan(len(input_layouts), 1, [("group", targets, list(input_layouts), elsize, axis)])
 
 
 def plan_window(input_layout, output_layout, starts, steps_along, elsize):

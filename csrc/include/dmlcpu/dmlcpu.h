@@ -68,6 +68,17 @@ size_t dmlcpu_dtype_size(int dtype);
 dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize);
 
 /*
+ * count copies dsts[k][c] = srcs[k][c] (each pair as dmlcpu_copy takes it) whose first
+ * outer_ndim sizes are equal: the parts of a JOIN (dsts are blocks of one output) or of a SPLIT
+ * (srcs are blocks of one input). When each part's block at one outer index is contiguous, the
+ * outer indices are walked once, copying every part's block at each, so a JOIN along an inner
+ * axis writes its output front to back; otherwise the parts are copied one after the other.
+ * No destination may overlap another or any source. Parts may be empty.
+ */
+dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t count,
+                                int32_t outer_ndim, size_t elsize);
+
+/*
  * dst[c] = src[c mod src.sizes]: dst.sizes[i] is a whole multiple of src.sizes[i] (both > 0).
  * The input is copied once into the first tile; each repeated dimension is then filled by
  * doubling the block already written, so no element is copied from src more than once.

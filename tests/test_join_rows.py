@@ -1,0 +1,229 @@
+"""JOIN and SPLIT through the group step (dmlcpu_copy_group): bit-exact against NumPy.
+
+The group walks the dims before the axis once, copying every part's block at each index, when
+each block is contiguous in both operands (else it copies part by part); large outputs stream
+whole lines and share the outer indices among threads. These tests cover both paths: random
+ranks, axes, widths and layouts (strided, negative steps, permuted dims, offsets), many parts and
+empty ones, every ISA, one thread and several; outputs sit in sentinel-filled bases, so a write
+outside a view fails the test.
+"""
+import numpy as np
+import pytest
+
+import dmlcpu
+from dmlcpu import _core
+from dmlcpu._core import Plan
+from dmlcpu._errors import CoreError
+
+import reference
+from arrays import Layout, SentinelOutput, contiguous_layout, random_input
+
+USABLE = _core._config()["usable_isas"]
+DTYPES = (np.int8, np.float16, np.uint16, np.float32, np.int32, np.float64, np.uint64)
+THREADS = (1, 3)
+
+
+@pytest.fixture(params=USABLE)
+def isa(request):
+    _core._force_isa(request.param)
+    yield request.param
+    _core._force_isa(None)
+
+
+@pytest.fixture(params=THREADS)
+def threads(request):
+    before = dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(request.param)
+    yield request.param
+    dmlcpu.set_num_threads(before)
+
+
+def random_layout(rng, ndim, allow_repeat=False):
+    """Half the time C-contiguous (the one-pass path), else permuted, stepped, offset."""
+    if rng.random() < 0.5:
+        return contiguous_layout(ndim)
+    perm = tuple(int(p) for p in rng.permutation(ndim)) if rng.random() < 0.3 else tuple(
+        range(ndim))
+    choices = [1, 1, 2, -1, -2] + ([0] if allow_repeat else [])
+    steps = tuple(int(rng.choice(choices)) for _ in range(ndim))
+    offsets = tuple(int(rng.integers(0, 2)) for _ in range(ndim))
+    return Layout(perm, steps, offsets)
+
+
+def random_case(rng):
+    """(dtype, shape without the axis size filled, axis, part sizes along the axis)."""
+    ndim = int(rng.integers(1, 9))
+    dtype = DTYPES[int(rng.integers(len(DTYPES)))]
+    budget = 4000  # elements of the whole output, at most
+    shape = []
+    for _ in range(ndim):
+        shape.append(int(rng.integers(1, 5)))
+    axis = int(rng.integers(ndim))
+    # a long last dim often, so blocks have many elements
+    if axis != ndim - 1 and rng.random() < 0.6:
+        shape[-1] = int(rng.integers(2, 70))
+    n_parts = int(rng.choice([1, 2, 3, 4, 9, 12]))
+    sizes = [int(rng.integers(0, 4)) if rng.random() < 0.2 else int(rng.integers(1, 6))
+             for _ in range(n_parts)]
+    rest = int(np.prod([s for d, s in enumerate(shape) if d != axis]))
+    while rest * max(sum(sizes), 1) > budget and max(shape) > 1:
+        d = int(np.argmax(shape))
+        shape[d] = max(1, shape[d] // 2)
+        rest = int(np.prod([s for d, s in enumerate(shape) if d != axis]))
+    return np.dtype(dtype), shape, axis, sizes
+
+
+def with_axis(shape, axis, n):
+    s = list(shape)
+    s[axis] = n
+    return tuple(s)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_join(seed, isa, threads):
+    rng = np.random.default_rng(1000 + seed)
+    dtype, shape, axis, sizes = random_case(rng)
+    xs = [random_input(rng, dtype, with_axis(shape, axis, n),
+                       random_layout(rng, len(shape), allow_repeat=True)) for n in sizes]
+    out_shape = with_axis(shape, axis, sum(sizes))
+    out = SentinelOutput(dtype, out_shape, random_layout(rng, len(shape)))
+    result = dmlcpu.join(xs, axis=axis, out=out.view)
+    assert result is out.view
+    out.check(reference.join(xs, axis), f"join seed {seed}")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_split(seed, isa, threads):
+    rng = np.random.default_rng(2000 + seed)
+    dtype, shape, axis, sizes = random_case(rng)
+    x = random_input(rng, dtype, with_axis(shape, axis, sum(sizes)),
+                     random_layout(rng, len(shape), allow_repeat=True))
+    outs = [SentinelOutput(dtype, with_axis(shape, axis, n), random_layout(rng, len(shape)))
+            for n in sizes]
+    dmlcpu.split(x, axis=axis, output_axis_sizes=sizes, outputs=[o.view for o in outs])
+    for k, (o, expected) in enumerate(zip(outs, reference.split(x, axis, sizes))):
+        o.check(expected, f"split seed {seed} output {k}")
+
+
+# Large enough to share among threads, and the first two to stream (>= 4 MiB written in blocks
+# of 16 KiB or more on average); block lengths and offsets chosen so no block starts or ends on
+# a cache line. (Short blocks stream only from 64 MiB: their path is the same with these.)
+LARGE = [
+    (np.float32, (64,), 1, [4097, 5003, 9001, 9]),             # 4.6 MB
+    (np.int8, (4, 7), 2, [70001, 33, 120001]),                 # 5.3 MB
+    (np.float32, (64, 20), 2, [3, 1001, 17, 300, 0, 2]),      # 6.7 MB
+    (np.float64, (400, 7), 1, [70, 3, 2, 300]),               # 8.4 MB, blocks of n x 7
+    (np.int8, (97, 13), 2, [4001, 2, 1500, 67]),              # 7.0 MB
+    (np.float16, (8, 33, 5), 3, [1200, 1, 800]),              # 5.3 MB
+]
+
+
+@pytest.mark.parametrize("dtype, outer, axis, sizes", LARGE)
+def test_large_join_streams_exactly(dtype, outer, axis, sizes, isa, threads):
+    rng = np.random.default_rng(7)
+    shape = list(outer)[:axis] + [0] + list(outer)[axis:]
+    xs = [random_input(rng, dtype, with_axis(shape, axis, n)) for n in sizes]
+    # the output one element past the start of its base: no block is line-aligned
+    out = SentinelOutput(dtype, with_axis(shape, axis, sum(sizes)),
+                         Layout(tuple(range(len(shape))), (1,) * len(shape),
+                                (1,) + (0,) * (len(shape) - 1)))
+    dmlcpu.join(xs, axis=axis, out=out.view)
+    out.check(reference.join(xs, axis), "large join")
+
+
+@pytest.mark.parametrize("dtype, outer, axis, sizes", LARGE)
+def test_large_split_streams_exactly(dtype, outer, axis, sizes, isa, threads):
+    rng = np.random.default_rng(8)
+    shape = list(outer)[:axis] + [sum(sizes)] + list(outer)[axis:]
+    x = random_input(rng, dtype, tuple(shape))
+    layout = Layout(tuple(range(len(shape))), (1,) * len(shape), (1,) + (0,) * (len(shape) - 1))
+    outs = [SentinelOutput(dtype, with_axis(shape, axis, n), layout) for n in sizes]
+    dmlcpu.split(x, axis=axis, output_axis_sizes=sizes, outputs=[o.view for o in outs])
+    for k, (o, expected) in enumerate(zip(outs, reference.split(x, axis, sizes))):
+        o.check(expected, f"large split output {k}")
+
+
+@pytest.mark.parametrize("inner", [1, 2, 3, 16])
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64])
+def test_short_blocks_many_rows(inner, dtype, isa):
+    """One-element blocks go part by part, two or more in one pass: both exact."""
+    rng = np.random.default_rng(inner)
+    xs = [random_input(rng, dtype, (3001, inner + k % 2)) for k in range(5)]
+    out = SentinelOutput(dtype, (3001, sum(x.shape[1] for x in xs)), contiguous_layout(2))
+    dmlcpu.join(xs, axis=1, out=out.view)
+    out.check(reference.join(xs, 1), "short join")
+    outs = dmlcpu.split(out.view, axis=1, output_axis_sizes=[x.shape[1] for x in xs])
+    for o, x in zip(outs, xs):
+        reference.assert_same_bits(o, x, "short split")
+
+
+def test_descriptor_join_and_split_run_the_group():
+    """Descriptors plan through the same planners: a one-pass JOIN and SPLIT over raw buffers."""
+    rng = np.random.default_rng(3)
+    xs = [random_input(rng, np.float32, (6, 5, n)) for n in (7, 2, 9, 33)]
+    descs = [dmlcpu.TensorDesc("FLOAT32", list(x.shape)) for x in xs]
+    out_desc = dmlcpu.TensorDesc("FLOAT32", [6, 5, 51])
+    join = dmlcpu.compile_operator(dmlcpu.JoinOperatorDesc(descs, out_desc, 2))
+    buffer = bytearray(6 * 5 * 51 * 4)
+    join.execute([x.tobytes() for x in xs], [buffer])
+    expected = reference.join(xs, 2)
+    assert bytes(buffer) == expected.tobytes()
+    split = dmlcpu.compile_operator(dmlcpu.SplitOperatorDesc(out_desc, descs, 2))
+    parts = [bytearray(x.nbytes) for x in xs]
+    split.execute([bytes(buffer)], parts)
+    for part, x in zip(parts, xs):
+        assert bytes(part) == x.tobytes()
+
+
+# ---------------------------------------------------------------- the group step itself
+
+def group_plan(parts, outer_ndim, elsize=4, n_inputs=1):
+    """A plan of one group step; parts are (dst layout, src layout)."""
+    return Plan(n_inputs, 1, [("group", [d for d, _ in parts], [s for _, s in parts], elsize,
+                               outer_ndim)])
+
+
+def test_group_step_counts_as_one_step_and_runs_its_parts():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out = np.zeros((4, 6), np.float32)
+    # out[:, :2] = x[:, 4:], out[:, 2:] = x[:, :4], and an empty part
+    plan = group_plan([((1, 0, [4, 2], [24, 4]), (0, 16, [4, 2], [24, 4])),
+                       ((1, 8, [4, 4], [24, 4]), (0, 0, [4, 4], [24, 4])),
+                       ((1, 0, [4, 0], [24, 4]), (0, 0, [4, 0], [24, 4]))], 1)
+    assert len(plan) == 1
+    plan.run([x], [out])
+    assert np.array_equal(out, np.concatenate([x[:, 4:], x[:, :4]], axis=1))
+
+
+def test_group_part_outside_its_buffer_is_refused_before_writing():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out = np.zeros((4, 6), np.float32)
+    plan = group_plan([((1, 0, [4, 2], [24, 4]), (0, 0, [4, 2], [24, 4])),
+                       ((1, 8, [4, 5], [24, 4]), (0, 0, [4, 5], [24, 4]))], 1)
+    with pytest.raises(CoreError, match="outside its buffers"):
+        plan.run([x], [out])
+    assert not out.any()
+
+
+def test_group_with_mismatched_outer_sizes_is_refused_by_the_core():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out = np.zeros((4, 6), np.float32)
+    plan = group_plan([((1, 0, [4, 2], [24, 4]), (0, 0, [4, 2], [24, 4])),
+                       ((1, 8, [3, 2], [24, 4]), (0, 8, [3, 2], [24, 4]))], 1)
+    with pytest.raises(CoreError):
+        plan.run([x], [out])
+    assert not out.any()
+
+
+def test_group_outer_ndim_beyond_a_part_is_refused_by_the_core():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    out = np.zeros((4, 6), np.float32)
+    plan = group_plan([((1, 0, [4, 2], [24, 4]), (0, 0, [4, 2], [24, 4]))], 3)
+    with pytest.raises(CoreError):
+        plan.run([x], [out])
+    assert not out.any()
+
+
+def test_group_with_unequal_part_lists_is_refused():
+    with pytest.raises(CoreError, match="destinations"):
+        Plan(1, 1, [("group", [(1, 0, [2], [4])], [], 4, 0)])
