@@ -109,17 +109,10 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
     """
     op = "SPLIT"
     key = None
-    if feature_level is None:
-        if outputs is None:
-            key = _plan_key(op, (input,), (axis, output_axis_sizes))
-            remembered = _CACHE.get(key)
-            if remembered is not None:
-                return remembered.run((input,))
-        elif type(outputs) in (list, tuple):
-            key = _plan_key(op + " into", (input, *outputs), (axis, output_axis_sizes))
-            remembered = _CACHE.get(key)
-            if remembered is not None and remembered.run_into((input,), outputs):
-                return list(outputs)
+    if outputs is None or type(outputs) in (list, tuple):
+        key, done = _remembered(op, (input,), outputs, feature_level, (axis, output_axis_sizes))
+        if done is not None:
+            return done
     level = parse_feature_level(feature_level)
     x, tx = _input(input, op, "InputTensor", level)
     axis = as_int(axis, "Axis")
@@ -155,17 +148,10 @@ def join(inputs, *, axis, out=None, feature_level=None):
     """JOIN: concatenate ``inputs`` along ``axis`` in order."""
     op = "JOIN"
     key = None
-    if feature_level is None and type(inputs) in (list, tuple):
-        if out is None:
-            key = _plan_key(op, inputs, (axis,))
-            remembered = _CACHE.get(key)
-            if remembered is not None:
-                return remembered.run(inputs)
-        else:
-            key = _plan_key(op + " into", (*inputs, out), (axis,))
-            remembered = _CACHE.get(key)
-            if remembered is not None and remembered.run_into(inputs, (out,)):
-                return out
+    if type(inputs) in (list, tuple):
+        key, done = _remembered(op, inputs, _one(out), feature_level, (axis,))
+        if done is not None:
+            return done
     level = parse_feature_level(feature_level)
     if isinstance(inputs, (np.ndarray, str, bytes)) or not hasattr(inputs, "__len__"):
         raise TypeError("inputs must be a sequence of arrays")
@@ -193,19 +179,23 @@ def join(inputs, *, axis, out=None, feature_level=None):
     return out_array if out is None else out
 
 
-def _remembered_single(op, input, out, feature_level, params):
-    """(key, result) for a one-input, one-output call: result is not None when a remembered plan
-    ran (into new arrays, or into ``out`` when it cannot overlap the input)."""
+def _one(out):
+    return None if out is None else (out,)
+
+
+def _remembered(op, inputs, outputs, feature_level, params):
+    """(key, result): result is not None when a remembered plan ran, into new arrays (outputs
+    None) or into the caller's outputs when they cannot overlap another operand."""
     if feature_level is not None:
         return None, None
-    if out is None:
-        key = _plan_key(op, (input,), params)
+    if outputs is None:
+        key = _plan_key(op, inputs, params)
         remembered = _CACHE.get(key)
-        return key, None if remembered is None else remembered.run((input,))
-    key = _plan_key(op + " into", (input, out), params)
+        return key, None if remembered is None else remembered.run(inputs)
+    key = _plan_key(op + " into", (*inputs, *outputs), params)
     remembered = _CACHE.get(key)
-    if remembered is not None and remembered.run_into((input,), (out,)):
-        return key, out
+    if remembered is not None and remembered.run_into(inputs, outputs):
+        return key, list(outputs) if remembered.many else outputs[0]
     return key, None
 
 
@@ -224,7 +214,7 @@ def _run_single(op, key, x, out_array, tensor, plan_for, in_place_ok=False):
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
     op = "SLICE"
-    key, done = _remembered_single(op, input, out, feature_level, (offsets, sizes, strides))
+    key, done = _remembered(op, (input,), _one(out), feature_level, (offsets, sizes, strides))
     if done is not None:
         return done
     level = parse_feature_level(feature_level)
@@ -246,7 +236,7 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
     ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
     """
     op = "SLICE1"
-    key, done = _remembered_single(op, input, out, feature_level, (
+    key, done = _remembered(op, (input,), _one(out), feature_level, (
         input_window_offsets, input_window_sizes, input_window_strides, output_sizes))
     if done is not None:
         return done
@@ -275,7 +265,7 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
 def tile(input, *, repeats, out=None, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
     op = "TILE"
-    key, done = _remembered_single(op, input, out, feature_level, (repeats,))
+    key, done = _remembered(op, (input,), _one(out), feature_level, (repeats,))
     if done is not None:
         return done
     level = parse_feature_level(feature_level)
@@ -291,8 +281,8 @@ def tile(input, *, repeats, out=None, feature_level=None):
 
 def _cumulative(op, input, axis, axis_direction, exclusive, exclusive_field, out, feature_level):
     direction = int(axis_direction) if type(axis_direction) is AxisDirection else axis_direction
-    key, done = _remembered_single(op, input, out, feature_level,
-                                   (axis, direction, _as_flag(exclusive)))
+    key, done = _remembered(op, (input,), _one(out), feature_level,
+                            (axis, direction, _as_flag(exclusive)))
     if done is not None:
         return done
     level = parse_feature_level(feature_level)
