@@ -1,8 +1,8 @@
 /*
  * Naming for kernels compiled once per ISA: the including unit defines DMLCPU_ISA (a suffix such
  * as scalar or avx2), and DMLCPU_KERNEL(dmlcpu_x32_copy_gc) names that unit's instance,
- * dmlcpu_x32_copy_gc__avx2. DMLCPU_GLUE(a, b) is a_b after expanding both, DMLCPU_STR(x) the
- * expansion of x as a string.
+ * dmlcpu_x32_copy_gc__avx2. DMLCPU_GLUE(a, b) is a_b and DMLCPU_PASTE(a, b) ab after expanding
+ * both, DMLCPU_STR(x) the expansion of x as a string.
  */
 #ifndef DMLCPU_KERNEL_H
 #define DMLCPU_KERNEL_H
@@ -13,6 +13,8 @@
 
 #define DMLCPU_GLUE_(a, b) a##_##b
 #define DMLCPU_GLUE(a, b) DMLCPU_GLUE_(a, b)
+#define DMLCPU_PASTE_(a, b) a##b
+#define DMLCPU_PASTE(a, b) DMLCPU_PASTE_(a, b)
 #define DMLCPU_STR_(x) #x
 #define DMLCPU_STR(x) DMLCPU_STR_(x)
 
