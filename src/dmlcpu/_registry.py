@@ -56,6 +56,7 @@ class Operator(NamedTuple):
     """
 
     name: str
+    function: str       # the eager API's function (dmlcpu.split, ...)
     desc_class: str
     doc: str
     fields: tuple
@@ -132,7 +133,7 @@ def _scan_planner(op, exclusive_field):
 
 def _scan(op, desc_class, dml_flag, flag):
     return Operator(
-        op, desc_class,
+        op, op.lower(), desc_class,
         f"DML_{op}_OPERATOR_DESC: InputTensor, OutputTensor, Axis, AxisDirection, {dml_flag}.",
         _tensor_fields() + (
             Field("Axis", "axis", INT),
@@ -143,28 +144,28 @@ def _scan(op, desc_class, dml_flag, flag):
 
 
 OPERATORS = {record.name: record for record in (
-    Operator("SPLIT", "SplitOperatorDesc",
+    Operator("SPLIT", "split", "SplitOperatorDesc",
              "DML_SPLIT_OPERATOR_DESC: InputTensor, OutputTensors[OutputCount], Axis.",
              _tensor_fields(outputs_many=True) + (Field("Axis", "axis", INT),),
              V.split_violations, _plan_split),
-    Operator("SLICE", "SliceOperatorDesc",
+    Operator("SLICE", "slice", "SliceOperatorDesc",
              "DML_SLICE_OPERATOR_DESC: InputTensor, OutputTensor, Offsets, Sizes, Strides.",
              _tensor_fields() + (Field("Offsets", "offsets", UINTS),
                                  Field("Sizes", "sizes", UINTS, count="DimensionCount"),
                                  Field("Strides", "strides", UINTS)),
              V.slice_violations, _plan_slice),
-    Operator("SLICE1", "Slice1OperatorDesc",
+    Operator("SLICE1", "slice1", "Slice1OperatorDesc",
              "DML_SLICE1_OPERATOR_DESC: InputTensor, OutputTensor, InputWindowOffsets, "
              "InputWindowSizes, InputWindowStrides (signed, never 0).",
              _tensor_fields() + (Field("InputWindowOffsets", "input_window_offsets", UINTS),
                                  Field("InputWindowSizes", "input_window_sizes", UINTS),
                                  Field("InputWindowStrides", "input_window_strides", INTS)),
              V.slice1_violations, _plan_slice1),
-    Operator("JOIN", "JoinOperatorDesc",
+    Operator("JOIN", "join", "JoinOperatorDesc",
              "DML_JOIN_OPERATOR_DESC: InputTensors[InputCount], OutputTensor, Axis.",
              _tensor_fields(inputs_many=True) + (Field("Axis", "axis", INT),),
              V.join_violations, _plan_join),
-    Operator("TILE", "TileOperatorDesc",
+    Operator("TILE", "tile", "TileOperatorDesc",
              "DML_TILE_OPERATOR_DESC: InputTensor, OutputTensor, Repeats[RepeatsCount].",
              _tensor_fields() + (Field("Repeats", "repeats", UINTS, count="RepeatsCount"),),
              V.tile_violations, _plan_tile),
