@@ -181,8 +181,8 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     if (dmlcpu_mul_overflows(block_bytes, g->outer_count, &total_bytes)) total_bytes = INT64_MAX;
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
-    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES &&
-        (block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n || total_bytes >= STREAM_SHORT_MIN_BYTES))
+    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES && (block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n ||
+                                                   total_bytes >= STREAM_SHORT_MIN_BYTES))
         g->stream = dmlcpu_dispatch_table()->copy.stream;
     dmlcpu_parallel(group_chunk, g, dmlcpu_threads_for(total_bytes, g->outer_count));
     return 1;

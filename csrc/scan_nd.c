@@ -89,7 +89,8 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
 
     /* The axis, walked forwards from the first element in walk order. */
     int64_t axis_len = all.sizes[axis];
-    int64_t dst_axis = all.op[DMLCPU_DST].strides[axis], src_axis = all.op[DMLCPU_SRC].strides[axis];
+    int64_t dst_axis = all.op[DMLCPU_DST].strides[axis];
+    int64_t src_axis = all.op[DMLCPU_SRC].strides[axis];
     dmlcpu_pair rest = {0};
     rest.op[DMLCPU_DST].data = all.op[DMLCPU_DST].data;
     rest.op[DMLCPU_SRC].data = all.op[DMLCPU_SRC].data;
@@ -131,6 +132,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
     if (total_bytes >= DMLCPU_STREAM_MIN_BYTES) c.flags |= DMLCPU_SCAN_STREAM;
-    dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, (scans + c.align - 1) / c.align));
+    int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
+    dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, groups));
     return DMLCPU_OK;
 }

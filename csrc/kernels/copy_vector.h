@@ -79,7 +79,8 @@ static DMLCPU_ALWAYS_INLINE size_t DMLCPU_KERNEL(DMLCPU_PASTE(gather_lanes, LANE
             dmlcpu_vec_load(src), vidx, dmlcpu_vec_load(src + DMLCPU_VEC_BYTES));
         for (size_t p = 1; p < pairs; p++) {
             dmlcpu_vec a = dmlcpu_vec_load(src + 2 * p * DMLCPU_VEC_BYTES);
-            dmlcpu_vec b = 2 * p + 1 < s ? dmlcpu_vec_load(src + (2 * p + 1) * DMLCPU_VEC_BYTES) : a;
+            dmlcpu_vec b =
+                2 * p + 1 < s ? dmlcpu_vec_load(src + (2 * p + 1) * DMLCPU_VEC_BYTES) : a;
             r = DMLCPU_PASTE(dmlcpu_vec_select, LANE_BITS)(
                 masks[p], DMLCPU_PASTE(dmlcpu_vec_permute2_, LANE_BITS)(a, vidx, b), r);
         }
