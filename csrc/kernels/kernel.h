@@ -20,8 +20,17 @@
 
 #if defined(_MSC_VER) && !defined(__clang__)
 #define DMLCPU_ALWAYS_INLINE __forceinline
+#define DMLCPU_FALLBACK_KERNEL static
 #else
 #define DMLCPU_ALWAYS_INLINE inline __attribute__((always_inline))
+#define DMLCPU_FALLBACK_KERNEL static __attribute__((unused))
 #endif
+
+/* DMLCPU_FALLBACK_KERNEL: a template kernel that other kernels of the unit also call as their
+ * fallback is a plain static function, so the compiler inlines it into them only where its own
+ * heuristics say so (as `static inline` it was inlined everywhere, growing the SIMD line kernels
+ * by a third and changing code whose speed was measured). Like a static inline one it is emitted
+ * only where a table or a kernel refers to it: `unused` only says a unit may instantiate it
+ * without doing so (MSVC does not warn about that at /W3). */
 
 #endif /* DMLCPU_KERNEL_H */
