@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../internal.h"
 #include "kernel.h"
 
 /*
@@ -18,10 +19,10 @@
  * copy (dmlcpu_store_fence), not after every run: a fence per short run cost more than it saved.
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_stream)(char *dst, ptrdiff_t ds, const char *src,
-                                             ptrdiff_t ss, size_t n) {
+                                                    ptrdiff_t ss, size_t n) {
     (void)ds;
     (void)ss;
-    size_t head = (size_t)((DMLCPU_VEC_BYTES - (uintptr_t)dst % DMLCPU_VEC_BYTES) % DMLCPU_VEC_BYTES);
+    size_t head = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
     if (head > n) head = n;
     memcpy(dst, src, head);
     dst += head;
@@ -63,10 +64,10 @@ static inline void DMLCPU_KERNEL(copy_row_bytes)(char *dst, const char *src, ptr
  * loaded in two parts. Streaming each short row on its own was several times slower: the
  * partial lines at its ends mixed normal and non-temporal stores in one line.
  */
-static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src, ptrdiff_t ss,
-                                                  size_t row, size_t rows) {
+static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src,
+                                                         ptrdiff_t ss, size_t row, size_t rows) {
     size_t total = row * rows, r = 0, c = 0;
-    size_t head = (size_t)((DMLCPU_VEC_BYTES - (uintptr_t)dst % DMLCPU_VEC_BYTES) % DMLCPU_VEC_BYTES);
+    size_t head = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
     if (head > total) head = total;
     DMLCPU_KERNEL(copy_row_bytes)(dst, src, ss, row, &r, &c, head);
     size_t p = head;
