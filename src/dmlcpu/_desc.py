@@ -114,6 +114,14 @@ def _set_fields(obj, signature, fields, args, kwargs):
         setattr(obj, f.name, value)
 
 
+def _repr(value):
+    """repr, but lists for tuples and every int shown however long (repr refuses past 4,300
+    digits)."""
+    if isinstance(value, tuple):
+        return f"[{', '.join(_repr(item) for item in value)}]"
+    return show(value) if type(value) is int else repr(value)
+
+
 class TensorDesc:
     """DML_BUFFER_TENSOR_DESC: data type, sizes and element strides of a tensor in a buffer.
 
@@ -160,17 +168,10 @@ class TensorDesc:
 
     def __repr__(self):
         name = self.data_type.name if isinstance(self.data_type, TensorDataType) else \
-            repr(self.data_type)
-        parts = [name, f"sizes={list(self.sizes)}"]
-        if self.strides is not None:
-            parts.append(f"strides={list(self.strides)}")
-        if self.total_tensor_size_in_bytes is not None:
-            parts.append(f"total_tensor_size_in_bytes={self.total_tensor_size_in_bytes}")
-        if self.guaranteed_base_offset_alignment:
-            parts.append(f"guaranteed_base_offset_alignment="
-                         f"{self.guaranteed_base_offset_alignment}")
-        if self.flags:
-            parts.append(f"flags={self.flags}")
+            _repr(self.data_type)
+        parts = [name] + [f"{f.name}={_repr(getattr(self, f.name))}"
+                          for f in R.TENSOR_DESC_FIELDS[1:]
+                          if f.required or getattr(self, f.name) != f.default]
         return f"TensorDesc({', '.join(parts)})"
 
 
@@ -193,9 +194,7 @@ class _OperatorDesc:
     __hash__ = None
 
     def __repr__(self):
-        def show_field(value):
-            return repr(list(value)) if isinstance(value, tuple) else repr(value)
-        fields = ", ".join(f"{f}={show_field(getattr(self, f))}" for f in self.FIELDS)
+        fields = ", ".join(f"{f}={_repr(getattr(self, f))}" for f in self.FIELDS)
         return f"{type(self).__name__}({fields})"
 
 

@@ -215,7 +215,7 @@ def check_field_count(v, field, values, ndim):
 
 
 def check_uint_fields(v, field, values, level):
-    """DirectML UINT arrays: never negative; 32 bits at a feature level.
+    """DirectML UINT arrays: never negative; 32 bits at a feature level, 64 bits in extended mode.
 
     A list longer than any dimension count is refused by its count; its entries are not walked.
     """
@@ -226,6 +226,9 @@ def check_uint_fields(v, field, values, level):
             ok = False
         elif level is not None and value > UINT32_MAX:
             v.add(f"{field}[{i}]", value, f"fit in 32 bits (at most {UINT32_MAX})")
+            ok = False
+        elif value > UINT64_MAX:
+            v.add(f"{field}[{i}]", value, f"fit in 64 bits (at most {UINT64_MAX})")
             ok = False
     return ok
 
@@ -346,6 +349,8 @@ def slice1_violations(input_tensor, output_tensor, window_offsets, window_sizes,
                     v.add(f"InputWindowStrides[{i}]", 0, "not be 0")
                 elif level is not None and not INT32_MIN <= stride <= INT32_MAX:
                     v.add(f"InputWindowStrides[{i}]", stride, "fit in 32 bits (an INT)")
+                elif not INT64_MIN <= stride <= INT64_MAX:
+                    v.add(f"InputWindowStrides[{i}]", stride, "fit in 64 bits (an INT64)")
             if counts_ok:
                 for i in range(ndim):
                     if window_strides[i] == 0:  # reported above; the bounds need a stride
