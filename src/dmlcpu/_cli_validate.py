@@ -44,8 +44,41 @@ from ._validate import parse_feature_level, show
 NEWEST = max(FeatureLevel)
 
 
+# The most bytes validate reads: a description of any operator dmlcpu can run fits many times over
+# (a SPLIT of 100,000 outputs is about 5 MB), and parsing the worst file this size stays within
+# the bounds the README's limits table states.
+MAX_FILE_BYTES = 16 * 2**20
+
+
 class FormatError(Exception):
     """The file does not describe an operator in the documented format (status 2)."""
+
+
+class Unreadable(Exception):
+    """The file is too large or too deeply nested to read (status 2)."""
+
+
+def read_json(path):
+    """The JSON value in the file at path, reading at most MAX_FILE_BYTES of it.
+
+    Raises OSError, UnicodeDecodeError, json.JSONDecodeError, or Unreadable for a file longer
+    than the limit (an endless stream too), a number too long for Python's int conversion, or
+    arrays and objects nested deeper than the parser's recursion limit.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise Unreadable(f"it holds more than {MAX_FILE_BYTES} bytes, the most validate reads")
+    text = data.decode("utf-8")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise Unreadable("its arrays or objects are nested too deep") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int() refusing a literal past sys.get_int_max_str_digits()
+        raise Unreadable(f"a number has more than {sys.get_int_max_str_digits()} "
+                         f"digits") from None
 
 
 def _key(name):
@@ -58,10 +91,15 @@ _NAMES = {R.DIRECTION: ("DML_AXIS_DIRECTION_", {"INCREASING": 0, "DECREASING": 1
           R.FLAGS: ("DML_TENSOR_FLAG_", {"NONE": 0, "OWNED_BY_DML": 1})}
 
 
-def _dump(value):
-    """A JSON value for a message (json.dumps of a long number fails like str)."""
-    return show(value) if isinstance(value, int) and not isinstance(value, bool) else \
-        json.dumps(value)
+def _dump(value, most=60):
+    """A JSON value for a message: numbers however long, the rest cut to ``most`` characters."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show(value)
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = f"a nested {type(value).__name__}"
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 def _take(obj, path, known):
@@ -259,15 +297,16 @@ def main(argv=None):
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
     try:
-        with open(args.file, encoding="utf-8") as handle:
-            obj = json.load(handle)
-        desc = parse_operator(obj)
+        desc = parse_operator(read_json(args.file))
     except OSError as error:
         print(f"dmlcpu validate: cannot read {args.file}: {error.strerror or error}",
               file=sys.stderr)
         return 2
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         print(f"dmlcpu validate: {args.file} is not valid JSON: {error}", file=sys.stderr)
+        return 2
+    except Unreadable as error:
+        print(f"dmlcpu validate: {args.file} is unreadable: {error}", file=sys.stderr)
         return 2
     except (FormatError, TypeError) as error:
         print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
