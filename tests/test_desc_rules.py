@@ -11,6 +11,7 @@ from dmlcpu import (CumulativeProductOperatorDesc as CumProd,
                     JoinOperatorDesc as Join, Slice1OperatorDesc as Slice1,
                     SliceOperatorDesc as Slice, SplitOperatorDesc as Split, TensorDesc,
                     TileOperatorDesc as Tile)
+from dmlcpu._desc import check_operator
 
 U32 = 2**32 - 1
 
@@ -432,3 +433,29 @@ def test_a_list_longer_than_8_is_settled_by_its_count(desc, fields):
             dml.compile_operator(desc, level)
     assert any(f"is {n} but must" in message for message in info.value.violations)
     assert CountingInts.reads < 1000
+
+
+def any_shape_desc(op, data_type, ndim):
+    """A descriptor of op valid in extended mode: every tensor of ndim sizes of 2."""
+    s = [2] * ndim
+    t = T(s, data_type)
+    return {"SPLIT": lambda: Split(t, [t], 0), "JOIN": lambda: Join([t], t, 0),
+            "SLICE": lambda: Slice(t, t, [0] * ndim, s, [1] * ndim),
+            "SLICE1": lambda: Slice1(t, t, [0] * ndim, s, [1] * ndim),
+            "TILE": lambda: Tile(t, t, [1] * ndim), "CUMULATIVE_SUMMATION": lambda: CumSum(t, t, 0),
+            "CUMULATIVE_PRODUCT": lambda: CumProd(t, t, 0)}[op]()
+
+
+@pytest.mark.parametrize("op", sorted(dml.support_table()))
+def test_each_level_accepts_all_the_levels_before_it_accept(op):
+    """What `python -m dmlcpu validate` relies on to search for the first accepting level."""
+    accepted_somewhere = 0
+    for data_type in dml.TensorDataType.__members__:
+        if data_type == "UNKNOWN":
+            continue
+        for ndim in range(1, 9):
+            desc = any_shape_desc(op, data_type, ndim)
+            accepted = [not check_operator(desc, level) for level in dml.FeatureLevel]
+            assert accepted == sorted(accepted), (data_type, ndim)
+            accepted_somewhere += accepted[-1]
+    assert accepted_somewhere >= 8  # FLOAT32 at least, in 1 to 8 dims at 6_4

@@ -44,10 +44,10 @@ from ._validate import parse_feature_level, show
 NEWEST = max(FeatureLevel)
 
 
-# The most bytes validate reads: a description of any operator dmlcpu can run fits many times over
-# (a SPLIT of 100,000 outputs is about 5 MB), and parsing the worst file this size stays within
-# the bounds the README's limits table states.
-MAX_FILE_BYTES = 16 * 2**20
+# The most bytes validate reads: room for a SPLIT or JOIN of 100,000 tensors (about 41 bytes each
+# written compactly), while the worst file of this size is read and judged in seconds (the
+# README's limits table).
+MAX_FILE_BYTES = 4 * 2**20
 
 
 class FormatError(Exception):
@@ -128,6 +128,8 @@ def _int(value, path):
 def _ints(value, path):
     if not isinstance(value, list):
         raise FormatError(f"{path} must be a list of integers, not {_dump(value)}")
+    if set(map(type, value)) <= {int}:  # json gives int, never a subclass: bools are refused
+        return value
     return [_int(v, f"{path}[{i}]") for i, v in enumerate(value)]
 
 
@@ -223,9 +225,18 @@ def parse_operator(obj):
     return OPERATOR_DESCS[op](**kwargs)
 
 
-def _level_list(levels):
-    labels = [level.label for level in levels]
-    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+def _first_accepting_level(desc):
+    """The oldest level accepting desc, which the newest accepts: each level accepts all that the
+    levels before it accept (docs/feature-levels.md), so a binary search finds it."""
+    levels = list(FeatureLevel)
+    low, high = 0, len(levels) - 1
+    while low < high:
+        middle = (low + high) // 2
+        if check_operator(desc, levels[middle]):
+            low = middle + 1
+        else:
+            high = middle
+    return levels[low]
 
 
 def _indent(messages):
@@ -242,20 +253,14 @@ def report(desc, level_arg):
         if not broken:
             return 0, [f"{op}: accepted {where}"]
         return 1, [f"{op}: rejected {where}; it breaks {len(broken)} rule(s):"] + _indent(broken)
-    accepted = [level for level in FeatureLevel if not check_operator(desc, level)]
     extended = check_operator(desc, None)
     ext_text = "accepted in extended mode" if not extended else "rejected in extended mode"
-    if accepted:
-        levels = list(FeatureLevel)
-        first = levels.index(accepted[0])
-        if accepted == levels[first:]:
-            text = (f"{accepted[0].label} and later" if len(accepted) > 1
-                    else f"{accepted[0].label} only")
-        else:
-            text = _level_list(accepted)
+    newest = check_operator(desc, NEWEST)
+    if not newest:
+        first = _first_accepting_level(desc)
+        text = f"{first.label} and later" if first != NEWEST else f"{first.label} only"
         lines = [f"{op}: accepted at feature levels {text}; {ext_text}"]
         return 0, lines + _indent(extended)
-    newest = check_operator(desc, NEWEST)
     lines = [f"{op}: rejected at every feature level; at {NEWEST.label} it breaks "
              f"{len(newest)} rule(s):"] + _indent(newest)
     if not extended:
