@@ -1,8 +1,8 @@
 """Independent NumPy references for the data-movement operators, and bit-level comparison.
 
-Nothing here imports dmlcpu: each reference restates SPEC.md section 3 in the most direct NumPy
-form (index arrays, np.concatenate, np.tile), so a shared misunderstanding between the code under
-test and its test would need the same mistake written twice in different ways. The references
+Nothing here imports dmlcpu: each reference restates docs/semantics.md section 3 in the most direct
+NumPy form (index arrays, np.concatenate, np.tile), so a shared misunderstanding between the code
+under test and its test would need the same mistake written twice in different ways. The references
 move the operands as unsigned integers of the same width, so no float load, store or cast can
 quiet a signalling NaN on the reference side.
 """
@@ -118,7 +118,7 @@ def tile(x, repeats):
 
 
 def cumulative_summation(x, axis, reverse=False, exclusive=False):
-    """CUMULATIVE_SUMMATION per SPEC.md section 3: a sequential walk in the output's type.
+    """CUMULATIVE_SUMMATION per docs/semantics.md section 3: a sequential walk in the output's type.
 
     Floats accumulate one element after another in walk order (FLOAT16 in FLOAT32, each written
     value rounded to FLOAT16); integers wrap modulo 2^bits.

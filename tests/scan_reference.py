@@ -1,4 +1,5 @@
-"""An independent reference for CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT (SPEC.md section 3).
+"""An independent reference for CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT (docs/semantics.md
+section 3).
 
 A plain Python walk along each line in walk order, written from the spec, not from the C code:
 - integers are Python ints masked to the type's width after every step, then read back as

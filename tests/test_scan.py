@@ -1,7 +1,7 @@
 """CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT through the eager API, bit for bit.
 
-Expected values come from the seed page and SPEC.md (literals), from hand-worked boundary cases,
-or from the independent Python walk in scan_reference.py; never from dmlcpu itself.
+Expected values come from the seed page and docs/semantics.md (literals), from hand-worked boundary
+cases, or from the independent Python walk in scan_reference.py; never from dmlcpu itself.
 The C core picks one of two strategies from the output's strides: "outer" when some other dim
 steps less than the axis in the output (a C-contiguous output scanned along a non-last axis),
 "line" when the axis is innermost (along the last axis). Tests below name which one a layout hits.
@@ -78,7 +78,7 @@ SEED_PRODUCT = [
                      [54, 48, 42, 60]]]]),
 ]
 
-# SPEC.md section 3, SUM column.
+# docs/semantics.md section 3, SUM column.
 SPEC_SUMMATION = [
     (3, 0, False, [[[[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]]]),
     (3, 0, True, [[[[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]]]]),
