@@ -68,9 +68,3 @@ def reference_scan(x, axis, op, reverse=False, exclusive=False):
                 totals.reverse()
             moved_out[index] = np.array(totals, dtype=x.dtype)
     return out
-
-
-def bits(array):
-    """The raw bits of an array's elements (NaN payloads and -0.0 compare exactly)."""
-    array = np.ascontiguousarray(array)
-    return array.view(np.dtype(f"u{array.dtype.itemsize}"))

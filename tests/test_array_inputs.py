@@ -13,7 +13,7 @@ import pytest
 
 import dmlcpu as dml
 import reference
-from reference import assert_same_bits
+from conftest import assert_same_bits
 
 
 def test_bytes_input_is_uint8():

@@ -9,7 +9,7 @@ import pytest
 
 import dmlcpu as dml
 import reference
-from reference import assert_same_bits
+from conftest import assert_same_bits
 
 # the lowest level with the operator, FLOAT32 and 4 dims (docs/feature-levels.md)
 LOWEST = {"SPLIT": "1_0", "SLICE": "1_0", "JOIN": "1_0", "TILE": "1_0", "SLICE1": "2_1"}
