@@ -12,12 +12,12 @@ every value DirectML would refuse is reported by ``compile_operator``, all at on
 ``InvalidArgumentError.violations``.
 """
 from . import _registry as R
+from ._buffer_rules import check_buffer_tensor, check_output_self_overlap, min_buffer_bytes
 from ._core import Binding
 from ._errors import InvalidArgumentError
 from ._types import ELEMENT_SIZES, AxisDirection, TensorDataType
-from ._validate import (Violations, as_int, as_int_list, check_buffer_tensor,
-                        check_output_self_overlap, level_name, min_buffer_bytes,
-                        parse_feature_level, raise_violations, show)
+from ._validate import (Violations, as_int, as_int_list, level_name, parse_feature_level,
+                        raise_violations, show)
 
 _DATA_TYPE_PREFIX = "DML_TENSOR_DATA_TYPE_"
 
