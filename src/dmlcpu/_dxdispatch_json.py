@@ -1,0 +1,110 @@
+"""Reading a DxDispatch model file: JSON as DxDispatch's RapidJSON settings accept it.
+
+DxDispatch parses with comments (``//`` and ``/* */``) and trailing commas allowed, stops after
+the first complete value (anything after it is ignored) and rejects ``NaN``/``Infinity``
+literals (non-finite floats are written as strings). Python's json module knows none of the
+first three, so comments and trailing commas are blanked out first (keeping every offset, so
+error positions still point into the file) and the value is read with ``raw_decode``.
+
+Bounds: the file is read up to ``MAX_MODEL_BYTES``; deeper nesting than Python's recursion limit
+and integer literals beyond Python's digit limit are reported as an unreadable file, like any
+other syntax error. A key given twice in one object is refused (RapidJSON would silently use the
+first).
+"""
+import json
+
+from ._errors import DmlcpuError
+
+MAX_MODEL_BYTES = 256 * 2**20
+
+
+class ModelFileError(DmlcpuError, ValueError):
+    """The file cannot be read as a DxDispatch JSON model (command-line exit status 2)."""
+
+
+def _blank_comments_and_trailing_commas(text):
+    """text with comments and trailing commas replaced by spaces (strings left alone)."""
+    out = list(text)
+    i, n = 0, len(text)
+    last_comma = None  # index of a comma not yet followed by a value
+    while i < n:
+        c = text[i]
+        if c == '"':
+            last_comma = None
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out[i:end] = " " * (end - i)
+            i = end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise ModelFileError(f"a /* comment at character {i} is never closed")
+            end += 2
+            out[i:end] = [ch if ch == "\n" else " " for ch in text[i:end]]
+            i = end
+        else:
+            if c == ",":
+                last_comma = i
+            elif c in "]}":
+                if last_comma is not None:
+                    out[last_comma] = " "
+                last_comma = None
+            elif not c.isspace():
+                last_comma = None
+            i += 1
+    return "".join(out)
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not JSON (DxDispatch writes non-finite floats as strings: "
+                     f"\"nan\", \"inf\", \"-inf\")")
+
+
+def _no_duplicate_keys(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"key {key!r} appears twice in one object (DxDispatch would use "
+                             f"the first and ignore the second)")
+        obj[key] = value
+    return obj
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant,
+                            object_pairs_hook=_no_duplicate_keys)
+
+
+def parse_model_text(text):
+    """The first JSON value in text, read the way DxDispatch reads a model."""
+    text = _blank_comments_and_trailing_commas(text)
+    start = len(text) - len(text.lstrip())
+    try:
+        value, _ = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError as error:
+        raise ModelFileError(f"not valid JSON: {error}") from None
+    except (ValueError, RecursionError) as error:
+        # int() beyond sys.get_int_max_str_digits, a NaN literal, a duplicate key, deep nesting
+        text = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise ModelFileError(f"not valid JSON: {text}") from None
+    return value
+
+
+def read_model_file(path):
+    """The parsed model in the file at path (OSError if it cannot be opened)."""
+    path = str(path)
+    if not path.endswith(".json"):
+        raise ModelFileError("a DxDispatch model's file name must end in .json")
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_MODEL_BYTES + 1)
+    if len(data) > MAX_MODEL_BYTES:
+        raise ModelFileError(f"larger than {MAX_MODEL_BYTES} bytes, the most dmlcpu reads")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ModelFileError(f"not UTF-8 text: {error}") from None
+    return parse_model_text(text)
