@@ -119,7 +119,7 @@ def resolve_bindings(bindings, bind_points, resources, path, at_init):
     return resolved
 
 
-def check_overlaps(slots, in_place_ok, path):
+def check_overlaps(slots, in_place_ok):
     """slots: [(field, Source or None, byte count, is_input)] in execute order; None is an
     OWNED_BY_DML input (a snapshot taken at initialization). An output may not share a byte
     with any other binding, except slot 0 with the first output when in_place_ok and both
@@ -137,7 +137,7 @@ def check_overlaps(slots, in_place_ok, path):
                 continue
             if a > b and not slots[a][3]:
                 continue  # two outputs: reported once, from the earlier one
-            raise ModelError(f"{path}: {field_b} (bytes {src_b.offset} to "
+            raise ModelError(f"{field_b} (bytes {src_b.offset} to "
                              f"{src_b.offset + size_b} of {src_b.resource!r}) overlaps "
                              f"{field_a} (bytes {src_a.offset} to {src_a.offset + size_a}); an "
                              f"output may not overlap another binding, except a cumulative "

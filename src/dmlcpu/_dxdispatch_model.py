@@ -180,7 +180,7 @@ def _dispatchable(name, obj, level, resources):
 
 # ---------------------------------------------------------------- commands
 
-def _dispatch(obj, dispatchable, resources, path):
+def _dispatch(obj, dispatchable, resources):
     bindings = resolve_bindings(_require(obj, "bindings", dict, ""), dispatchable.bind_points,
                                 resources, "bindings", at_init=False)
     if "threadGroupCount" in obj:
@@ -199,7 +199,7 @@ def _dispatch(obj, dispatchable, resources, path):
             slots.append((f"bindings.{field}", source, tensor.required_bytes(), bp.is_input))
     desc = dispatchable.compiled.desc
     in_place = hasattr(desc, "exclusive") and _same_layout(desc.input_tensor, desc.output_tensor)
-    check_overlaps(slots, in_place, path)
+    check_overlaps(slots, in_place)
     return Dispatch(dispatchable, inputs, outputs)
 
 
@@ -219,7 +219,7 @@ def _command(obj, dispatchables, resources):
     if kind.lower() == "dispatch":
         dispatchable = lookup(dispatchables, _require(obj, "dispatchable", str, ""),
                                "dispatchable")
-        return _dispatch(obj, dispatchable, resources, "")
+        return _dispatch(obj, dispatchable, resources)
     resource = lookup(resources, _require(obj, "resource", str, ""), "resource")
     if kind.lower() == "print":
         verbose = obj.get("verbose", False)
