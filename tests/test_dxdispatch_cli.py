@@ -10,6 +10,7 @@ import pytest
 import dmlcpu
 
 from dmlcpu._cli_dispatch import main
+from dmlcpu._dxdispatch_json import parse_model_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "dxdispatch"
@@ -84,6 +85,17 @@ MINIMAL = ('{"resources": {"r": {"initialValuesDataType": "INT32", "initialValue
 ])
 def test_dxdispatch_json_dialect(capsys, tmp_path, text):
     assert cli(capsys, write(tmp_path, text)) == (0, "Resource 'r': 7\n", "")
+
+
+@pytest.mark.parametrize("text, value", [
+    ('{"a": "x,]// /*", // c }\n "b": [1, 2, /* z */ ], } trailing', {"a": "x,]// /*",
+                                                                       "b": [1, 2]}),
+    ("[1, // a } in a comment is no bracket\n 2]", [1, 2]),
+    ("[1, /* a */ 2 /* ] */ ]", [1, 2]),
+    ("[1, /* , ] */ 2,\n // end\n]", [1, 2]),
+])
+def test_comments_and_trailing_commas(text, value):
+    assert parse_model_text(text) == value
 
 
 @pytest.mark.parametrize("text, reason", [

@@ -83,6 +83,9 @@ def test_float32_sequence_accumulates_float_rounding():
 def test_float16_literals_truncate(literal, bits):
     got = np.frombuffer(resource_bytes(values([literal], "FLOAT16")), np.uint16)[0]
     assert hex(got) == hex(bits)
+    # with a string beside it the list takes the element-wise path: the same bits
+    got = np.frombuffer(resource_bytes(values([literal, "inf"], "FLOAT16")), np.uint16)[0]
+    assert hex(got) == hex(bits)
 
 
 def test_float16_sequence_truncates_each_step_and_sticks():
@@ -191,11 +194,15 @@ def test_write_file_failure_is_reported_and_the_run_goes_on(tmp_path):
     (tmp_path / "taken").mkdir()
     m = model({"r": values([1])}, {},
               [{"type": "writeFile", "resource": "r", "targetPath": "taken"},
+               {"type": "writeFile", "resource": "r", "targetPath": "nul\0.bin"},
                {"type": "print", "resource": "r"}])
     err = io.StringIO()
     _, text = run(m, output_path=str(tmp_path), stderr=err)
     assert text == "Resource 'r': 1\n"
-    assert err.getvalue().startswith("Failed to write resource to file 'taken': ")
+    lines = err.getvalue().splitlines()
+    assert lines[0].startswith("Failed to write resource to file 'taken': ")
+    assert lines[1].startswith("Failed to write resource to file 'nul\0.bin': ")
+    assert len(lines) == 2
 
 
 def test_npy_round_trip_through_a_dispatch(tmp_path):

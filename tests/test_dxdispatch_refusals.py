@@ -124,6 +124,9 @@ CASES = {
     "missing source": (edit(("resources", "in"), {"initialValuesDataType": "FLOAT32",
                                                    "initialValues": {"sourcePath": "no.bin"}}),
                        "resource 'in': initialValues.sourcePath 'no.bin' cannot be read"),
+    "NUL in a source path": (edit(("resources", "in"), values({"sourcePath": "a\0b.bin"})),
+                             "resource 'in': initialValues.sourcePath 'a\\x00b.bin' cannot be "
+                             "read"),
     "too many bytes": (edit(("resources", "in"), values({"valueCount": 2**32 - 1, "value": 1},
                                                          "UINT64")),
                        "initialValues.valueCount 4294967295 needs more than"),

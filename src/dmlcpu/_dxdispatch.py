@@ -24,7 +24,7 @@ __all__ = ["ModelError", "ModelFileError", "run_dxdispatch"]
 
 LATEST = max(FeatureLevel)
 # The most bytes all of one model's resources (and each file it reads) may take.
-DEFAULT_MAX_BYTES = 2**32
+DEFAULT_MAX_BYTES = 2**30
 
 
 def _bound(buffers, binding):
@@ -43,9 +43,9 @@ def _write_file(command, buffers, resources, output_dir, stdout, stderr):
             data = npy_file_bytes(data, resources[command.resource].data_type,
                                   command.dimensions)
         path.write_bytes(data)
-    except OSError as error:
-        print(f"Failed to write resource to file '{target}': {error.strerror or error}",
-              file=stderr)
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        reason = getattr(error, "strerror", None) or error
+        print(f"Failed to write resource to file '{target}': {reason}", file=stderr)
         return
     print(f"Resource '{command.resource}' written to '{target}'", file=stdout)
 

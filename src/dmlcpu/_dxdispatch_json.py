@@ -12,52 +12,38 @@ other syntax error. A key given twice in one object is refused (RapidJSON would 
 first).
 """
 import json
+import re
 
 from ._errors import DmlcpuError
 
-MAX_MODEL_BYTES = 256 * 2**20
+MAX_MODEL_BYTES = 64 * 2**20
 
 
 class ModelFileError(DmlcpuError, ValueError):
     """The file cannot be read as a DxDispatch JSON model (command-line exit status 2)."""
 
 
+# Strings (kept whole, so nothing inside them is touched), comments, an unclosed comment, and a
+# comma whose next token (past blanks and whole comments) closes an array or object. Inside the
+# look-ahead a comment must run to its end (a line comment to its newline, a block comment to
+# its first */), or a "}" inside a comment would pass for the closing bracket.
+_LINE_COMMENT, _BLOCK_COMMENT = r"//[^\n]*", r"/\*(?:[^*]|\*(?!/))*\*/"
+_DIALECT = re.compile(rf'"(?:[^"\\]|\\.)*"|{_LINE_COMMENT}|{_BLOCK_COMMENT}|/\*'
+                      rf'|,(?=(?:\s|{_LINE_COMMENT}\n|{_BLOCK_COMMENT})*[\]}}])')
+
+
+def _blank(match):
+    token = match.group()
+    if token[0] == '"':
+        return token
+    if token == "/*":
+        raise ModelFileError(f"a /* comment at character {match.start()} is never closed")
+    return re.sub(r"[^\n]", " ", token)  # the same length: error offsets stay true
+
+
 def _blank_comments_and_trailing_commas(text):
     """text with comments and trailing commas replaced by spaces (strings left alone)."""
-    out = list(text)
-    i, n = 0, len(text)
-    last_comma = None  # index of a comma not yet followed by a value
-    while i < n:
-        c = text[i]
-        if c == '"':
-            last_comma = None
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            out[i:end] = " " * (end - i)
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise ModelFileError(f"a /* comment at character {i} is never closed")
-            end += 2
-            out[i:end] = [ch if ch == "\n" else " " for ch in text[i:end]]
-            i = end
-        else:
-            if c == ",":
-                last_comma = i
-            elif c in "]}":
-                if last_comma is not None:
-                    out[last_comma] = " "
-                last_comma = None
-            elif not c.isspace():
-                last_comma = None
-            i += 1
-    return "".join(out)
+    return _DIALECT.sub(_blank, text)
 
 
 def _reject_constant(name):
@@ -81,17 +67,20 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant,
 
 def parse_model_text(text):
     """The first JSON value in text, read the way DxDispatch reads a model."""
-    text = _blank_comments_and_trailing_commas(text)
-    start = len(text) - len(text.lstrip())
+    def first_value(text):
+        return _DECODER.raw_decode(text, len(text) - len(text.lstrip()))[0]
+
     try:
-        value, _ = _DECODER.raw_decode(text, start)
+        try:
+            return first_value(text)  # most models are plain JSON
+        except json.JSONDecodeError:
+            return first_value(_blank_comments_and_trailing_commas(text))
     except json.JSONDecodeError as error:
         raise ModelFileError(f"not valid JSON: {error}") from None
     except (ValueError, RecursionError) as error:
         # int() beyond sys.get_int_max_str_digits, a NaN literal, a duplicate key, deep nesting
         text = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise ModelFileError(f"not valid JSON: {text}") from None
-    return value
 
 
 def read_model_file(path):

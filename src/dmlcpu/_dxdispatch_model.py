@@ -51,18 +51,18 @@ def _require(obj, name, kind, path):
 def _read_source(spec, data_type, input_dir, max_bytes):
     source = _require(spec, "sourcePath", str, "initialValues")
     path = Path(source)
-    if not path.is_absolute() and (Path(input_dir) / path).exists():
-        path = Path(input_dir) / path
     suffix = path.suffix.lower()
     if suffix in (".jpg", ".png"):
         raise ModelError(f"initialValues.sourcePath {source!r}: image files are not supported "
                          f"by dmlcpu")
     try:
+        if not path.is_absolute() and (Path(input_dir) / path).exists():
+            path = Path(input_dir) / path  # else relative to the current folder
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
-    except OSError as error:
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         raise ModelError(f"initialValues.sourcePath {source!r} cannot be read: "
-                         f"{error.strerror or error}") from None
+                         f"{getattr(error, 'strerror', None) or error}") from None
     if len(data) > max_bytes:
         raise ModelError(f"initialValues.sourcePath {source!r} is larger than {max_bytes} bytes, "
                          f"the most this run allows (max_bytes)")

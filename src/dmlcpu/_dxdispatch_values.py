@@ -124,8 +124,32 @@ def _scalar(value, data_type, path):
         return np.array(number, dtype=dtype)
 
 
+def _plain_list_bytes(values, data_type):
+    """The bytes of a list of plain JSON numbers at NumPy's speed, or None if any value needs
+    the element-wise path (which then names the first bad one)."""
+    dtype = NUMPY_DTYPES[data_type]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if all(type(v) is int and info.min <= v <= info.max for v in values):
+            return np.array(values, dtype=dtype).tobytes()
+        return None
+    if not all(type(v) in (int, float) for v in values):
+        return None
+    try:
+        doubles = np.array(values, dtype=np.float64)
+    except OverflowError:
+        return None
+    with np.errstate(over="ignore"):
+        if data_type == T.FLOAT16:
+            return float16_truncated(doubles.astype(np.float32)).tobytes()
+        return doubles.astype(dtype).tobytes()
+
+
 def list_bytes(values, data_type, path):
     """An initialValues list of numbers of one data type."""
+    plain = _plain_list_bytes(values, data_type)
+    if plain is not None:
+        return plain
     return b"".join(_scalar(v, data_type, f"{path}[{i}]").tobytes()
                     for i, v in enumerate(values))
 
