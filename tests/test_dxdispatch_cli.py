@@ -62,6 +62,16 @@ def test_subprocess_malformed_json_is_one_line():
     assert result.stderr.startswith("dmlcpu dispatch: ") and "not valid JSON" in result.stderr
 
 
+def test_readme_examples(capsys, monkeypatch):
+    assert cli(capsys, DATA / "join_subrange.json") == (
+        0, "Resource 'output': 1, 2, 3, 7, 8, 9, 10, 4, 5, 6, 11, 12, 13, 14\n", "")
+    monkeypatch.chdir(DATA)
+    assert cli(capsys, "refused.json") == (1, "", REFUSED_ERR.replace(REFUSED, "refused.json"))
+    readme = (ROOT / "README.md").read_text()
+    for line in REFUSED_ERR.replace(REFUSED, "refused.json").splitlines():
+        assert line in readme
+
+
 def cli(capsys, *argv):
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()
