@@ -197,8 +197,8 @@ def _dispatch(obj, dispatchable, resources):
             source = bindings[bp.name][k] if bp.name in bindings else None
             (inputs if bp.is_input else outputs).append(source or Owned(bp.name, k))
             slots.append((f"bindings.{field}", source, tensor.required_bytes(), bp.is_input))
-    desc = dispatchable.compiled.desc
-    in_place = hasattr(desc, "exclusive") and _same_layout(desc.input_tensor, desc.output_tensor)
+    desc = dispatchable.compiled.desc  # the in-place rule CompiledOperator applies
+    in_place = desc.RECORD.in_place and _same_layout(desc.input_tensor, desc.output_tensor)
     check_overlaps(slots, in_place)
     return Dispatch(dispatchable, inputs, outputs)
 

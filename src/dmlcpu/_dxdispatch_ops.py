@@ -1,65 +1,26 @@
-"""DxDispatch operator descs to dmlcpu descriptors: DirectML's field names, parsed as DxDispatch
-parses them (JsonParsersGenerated.cpp), then built through the public descriptor classes.
+"""DxDispatch operator descs to dmlcpu descriptors: DirectML's field names from the operator
+registry (``_registry``), read as DxDispatch reads them (JsonParsersGenerated.cpp), built through
+the public descriptor classes.
 
-Every field is required, as in DxDispatch; the counts DirectML keeps beside arrays (OutputCount,
-InputCount, RepeatsCount, the operators' DimensionCount, a tensor's DimensionCount) must be
-written and, unlike in DxDispatch, must equal the arrays' lengths. A key DxDispatch does not know
-is refused by name (DxDispatch would ignore it, so a misspelt optional field would silently
-vanish).
+DxDispatch is stricter than ``python -m dmlcpu validate`` about spelling (names exact, enums
+and flags by name only, BOOL fields ``true``/``false`` only) and requires every field, the
+counts DirectML keeps beside arrays included (OutputCount, InputCount, RepeatsCount, and the
+DimensionCount of SLICE and SLICE1, which counts all three of their arrays). Unlike DxDispatch,
+dmlcpu checks that each count equals its arrays' lengths, and refuses a key it does not know
+(DxDispatch would ignore it, so a misspelt optional field would silently vanish). Integers are
+range-checked to 64 bits here; DirectML's narrower fields are the validator's to report.
 """
 from collections import namedtuple
 
-from . import _desc
+from . import _registry as R
+from ._desc import OPERATOR_DESCS, TensorDesc
 from ._dxdispatch_values import ModelError, parse_data_type, parse_uint, show
 from ._types import AxisDirection
 
 # A bind point: DirectML's field name, its tensors, and whether they are inputs.
 BindPoint = namedtuple("BindPoint", "name tensors is_input")
 
-# Per operator: (descriptor class, [(field, Python keyword, kind)], {count field: arrays}).
-_OPERATORS = {
-    "SPLIT": (_desc.SplitOperatorDesc,
-              [("InputTensor", "input_tensor", "tensor"),
-               ("OutputTensors", "output_tensors", "tensors"), ("Axis", "axis", "uint")],
-              {"OutputCount": ("OutputTensors",)}),
-    "JOIN": (_desc.JoinOperatorDesc,
-             [("InputTensors", "input_tensors", "tensors"),
-              ("OutputTensor", "output_tensor", "tensor"), ("Axis", "axis", "uint")],
-             {"InputCount": ("InputTensors",)}),
-    "SLICE": (_desc.SliceOperatorDesc,
-              [("InputTensor", "input_tensor", "tensor"),
-               ("OutputTensor", "output_tensor", "tensor"), ("Offsets", "offsets", "uints"),
-               ("Sizes", "sizes", "uints"), ("Strides", "strides", "uints")],
-              {"DimensionCount": ("Offsets", "Sizes", "Strides")}),
-    "SLICE1": (_desc.Slice1OperatorDesc,
-               [("InputTensor", "input_tensor", "tensor"),
-                ("OutputTensor", "output_tensor", "tensor"),
-                ("InputWindowOffsets", "input_window_offsets", "uints"),
-                ("InputWindowSizes", "input_window_sizes", "uints"),
-                ("InputWindowStrides", "input_window_strides", "ints")],
-               {"DimensionCount": ("InputWindowOffsets", "InputWindowSizes",
-                                   "InputWindowStrides")}),
-    "TILE": (_desc.TileOperatorDesc,
-             [("InputTensor", "input_tensor", "tensor"),
-              ("OutputTensor", "output_tensor", "tensor"), ("Repeats", "repeats", "uints")],
-             {"RepeatsCount": ("Repeats",)}),
-    "CUMULATIVE_SUMMATION": (_desc.CumulativeSummationOperatorDesc,
-                             [("InputTensor", "input_tensor", "tensor"),
-                              ("OutputTensor", "output_tensor", "tensor"),
-                              ("Axis", "axis", "uint"),
-                              ("AxisDirection", "axis_direction", "direction"),
-                              ("HasExclusiveSum", "has_exclusive_sum", "bool")], {}),
-    "CUMULATIVE_PRODUCT": (_desc.CumulativeProductOperatorDesc,
-                           [("InputTensor", "input_tensor", "tensor"),
-                            ("OutputTensor", "output_tensor", "tensor"),
-                            ("Axis", "axis", "uint"),
-                            ("AxisDirection", "axis_direction", "direction"),
-                            ("HasExclusiveProduct", "has_exclusive_product", "bool")], {}),
-}
-OPERATOR_NAMES = tuple(_OPERATORS)
-
-_TENSOR_FIELDS = ("DataType", "Sizes", "Strides", "DimensionCount", "Flags",
-                  "TotalTensorSizeInBytes", "GuaranteedBaseOffsetAlignment")
+OPERATOR_NAMES = tuple(R.OPERATORS)
 _TENSOR_FLAGS = {"NONE": 0, "OWNED_BY_DML": 1}
 _DIRECTIONS = {"INCREASING": AxisDirection.INCREASING, "DECREASING": AxisDirection.DECREASING}
 
@@ -68,7 +29,7 @@ def operator_name(value):
     """One of the seven names from "DML_OPERATOR_X" or "X" (exact case), else None."""
     if isinstance(value, str):
         name = value[len("DML_OPERATOR_"):] if value.startswith("DML_OPERATOR_") else value
-        if name in _OPERATORS:
+        if name in R.OPERATORS:
             return name
     return None
 
@@ -91,20 +52,6 @@ def _require(obj, name, path):
     return obj[name]
 
 
-def _uint_list(value, path, signed=False):
-    if not isinstance(value, list):
-        raise ModelError(f"{path} must be an array of integers, not {show(value)}")
-    if not signed:
-        return [parse_uint(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    out = []
-    for i, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, int) or not -2**31 <= v < 2**31:
-            raise ModelError(f"{path}[{i}] must be an integer from {-2**31} to {2**31 - 1}, "
-                             f"not {show(v)}")
-        out.append(v)
-    return out
-
-
 def parse_names(value, table, prefix, path, many=False):
     """A value from table by "PREFIX_X" or "X"; with many, also an array of them OR-ed."""
     items = value if many and isinstance(value, list) else [value]
@@ -116,6 +63,56 @@ def parse_names(value, table, prefix, path, many=False):
                              f"{', '.join(prefix + key for key in table)} (or without the prefix)")
         result |= table[name]
     return result
+
+
+def _count_name(field):
+    """The count DirectML keeps beside an array field of an operator, if any."""
+    if field.kind in (R.UINTS, R.INTS):
+        return field.count or "DimensionCount"  # one per dimension: SLICE, SLICE1, TILE
+    return field.count                           # OutputCount, InputCount
+
+
+def _int(value, path, signed):
+    """An integer token of at most 64 bits; DirectML's narrower widths are the validator's."""
+    if isinstance(value, bool) or not isinstance(value, int) or (value < 0 and not signed):
+        raise ModelError(f"{path} must be {'an' if signed else 'an unsigned'} integer, not "
+                         f"{show(value)}")
+    if not (-2**63 if signed else 0) <= value < 2**(63 if signed else 64):
+        raise ModelError(f"{path} is {value}, beyond 64 bits")
+    return value
+
+
+def _int_list(value, path, signed):
+    if not isinstance(value, list):
+        raise ModelError(f"{path} must be an array of integers, not {show(value)}")
+    return [_int(v, f"{path}[{i}]", signed) for i, v in enumerate(value)]
+
+
+def _bool(value, path):
+    if not isinstance(value, bool):  # DxDispatch's ParseBool takes true/false only
+        raise ModelError(f"{path} must be true or false, not {show(value)}")
+    return value
+
+
+def _tensors(value, path):
+    if not isinstance(value, list):
+        raise ModelError(f"{path} must be an array of tensor descs, not {show(value)}")
+    return [parse_tensor(t, f"{path}[{i}]") for i, t in enumerate(value)]
+
+
+# How a DxDispatch model gives each kind of field (the registry's kinds).
+_READ = {
+    R.TENSOR: lambda value, path: parse_tensor(value, path), R.TENSORS: _tensors,
+    R.INT: lambda value, path: _int(value, path, True),
+    R.UINT: lambda value, path: _int(value, path, False),
+    R.INTS: lambda value, path: _int_list(value, path, True),
+    R.UINTS: lambda value, path: _int_list(value, path, False),
+    R.DIRECTION: lambda value, path: parse_names(value, _DIRECTIONS, "DML_AXIS_DIRECTION_",
+                                                 path),
+    R.BOOL: _bool, R.DATA_TYPE: parse_data_type,
+    R.FLAGS: lambda value, path: parse_names(value, _TENSOR_FLAGS, "DML_TENSOR_FLAG_", path,
+                                             many=True),
+}
 
 
 def parse_tensor(obj, path):
@@ -131,62 +128,41 @@ def parse_tensor(obj, path):
         path, obj = f"{path}.Desc", _require(obj, "Desc", path)
         if not isinstance(obj, dict):
             raise ModelError(f"{path} must be a buffer tensor desc object, not {show(obj)}")
-    _check_keys(obj, _TENSOR_FIELDS, path)
-    data_type = parse_data_type(_require(obj, "DataType", path), f"{path}.DataType")
-    sizes = _uint_list(_require(obj, "Sizes", path), f"{path}.Sizes")
-    strides = None
-    if "Strides" in obj:
-        strides = _uint_list(obj["Strides"], f"{path}.Strides")
-    if "DimensionCount" in obj:
-        count = parse_uint(obj["DimensionCount"], f"{path}.DimensionCount")
-        if count != len(sizes):
-            raise ModelError(f"{path}.DimensionCount is {count} but Sizes has {len(sizes)} "
-                             f"entries (DirectML would read {count})")
-    flags = parse_names(obj.get("Flags", "NONE"), _TENSOR_FLAGS, "DML_TENSOR_FLAG_", f"{path}.Flags",
-                   many=True)
-    total = parse_uint(obj.get("TotalTensorSizeInBytes", 0), f"{path}.TotalTensorSizeInBytes",
-                       bits=64)
-    alignment = parse_uint(obj.get("GuaranteedBaseOffsetAlignment", 0),
-                           f"{path}.GuaranteedBaseOffsetAlignment")
-    # 0 means "compute it" (DMLCalcBufferTensorSize), as in DxDispatch.
-    return _desc.TensorDesc(data_type, sizes, strides, total or None, alignment, flags)
-
-
-def _field(value, kind, path):
-    if kind == "tensor":
-        return parse_tensor(value, path)
-    if kind == "tensors":
-        if not isinstance(value, list):
-            raise ModelError(f"{path} must be an array of tensor descs, not {show(value)}")
-        return [parse_tensor(t, f"{path}[{i}]") for i, t in enumerate(value)]
-    if kind == "uint":
-        return parse_uint(value, path)
-    if kind in ("uints", "ints"):
-        return _uint_list(value, path, signed=kind == "ints")
-    if kind == "direction":
-        return parse_names(value, _DIRECTIONS, "DML_AXIS_DIRECTION_", path)
-    if not isinstance(value, bool):  # "bool": DxDispatch's ParseBool takes true/false only
-        raise ModelError(f"{path} must be true or false, not {show(value)}")
-    return value
+    _check_keys(obj, [f.dml for f in R.TENSOR_DESC_FIELDS] + ["DimensionCount"], path)
+    kwargs = {f.name: _READ[f.kind](_require(obj, f.dml, path) if f.required else
+                                    obj[f.dml], at(path, f.dml))
+              for f in R.TENSOR_DESC_FIELDS if f.required or f.dml in obj}
+    if "DimensionCount" in obj:  # optional here: DxDispatch takes len(Sizes) without it
+        count = parse_uint(obj["DimensionCount"], at(path, "DimensionCount"))
+        if count != len(kwargs["sizes"]):
+            raise ModelError(f"{path}.DimensionCount is {count} but Sizes has "
+                             f"{len(kwargs['sizes'])} entries (DirectML would read {count})")
+    if not kwargs.get("total_tensor_size_in_bytes"):
+        kwargs["total_tensor_size_in_bytes"] = None  # 0: DMLCalcBufferTensorSize, as DxDispatch
+    return TensorDesc(**kwargs)
 
 
 def parse_operator(op, fields, path, ignored=()):
     """(descriptor, [BindPoint]) for operator op from its desc object (keys in ignored are the
     dispatchable's own, present when the desc is collapsed into it)."""
-    cls, spec, counts = _OPERATORS[op]
-    known = [name for name, _, _ in spec] + list(counts)
-    _check_keys({k: v for k, v in fields.items() if k not in ignored}, known, path)
-    kwargs, parsed = {}, {}
-    for name, keyword, kind in spec:
-        parsed[name] = kwargs[keyword] = _field(_require(fields, name, path), kind,
-                                                at(path, name))
+    record = R.OPERATORS[op]
+    counts = {}
+    for f in record.fields:
+        if _count_name(f):
+            counts.setdefault(_count_name(f), []).append(f.dml)
+    _check_keys({k: v for k, v in fields.items() if k not in ignored},
+                [f.dml for f in record.fields] + list(counts), path)
+    kwargs, given = {}, {}
+    for f in record.fields:  # DxDispatch requires every field, defaults or not
+        given[f.dml] = kwargs[f.name] = _READ[f.kind](_require(fields, f.dml, path),
+                                                      at(path, f.dml))
     for count_name, arrays in counts.items():
         count = parse_uint(_require(fields, count_name, path), at(path, count_name))
         for array in arrays:
-            if len(parsed[array]) != count:
+            if len(given[array]) != count:
                 raise ModelError(f"{at(path, count_name)} is {count} but {array} has "
-                                 f"{len(parsed[array])} entries (DirectML would read {count})")
-    bind_points = [BindPoint(name, parsed[name] if kind == "tensors" else [parsed[name]],
-                             name.startswith("Input"))
-                   for name, _, kind in spec if kind in ("tensor", "tensors")]
-    return cls(**kwargs), bind_points
+                                 f"{len(given[array])} entries (DirectML would read {count})")
+    bind_points = [BindPoint(f.dml, given[f.dml] if f.kind == R.TENSORS else [given[f.dml]],
+                             f.role == R.INPUT)
+                   for f in record.fields if f.kind in (R.TENSOR, R.TENSORS)]
+    return OPERATOR_DESCS[op](**kwargs), bind_points
