@@ -149,3 +149,33 @@ def test_options(capsys, tmp_path):
     assert (out_dir / "o.bin").stat().st_size == 56
     status, _, err = cli(capsys, path, "--max-bytes", "100")
     assert status == 1 and "more than" in err
+
+
+def test_validate_reports_every_dispatchable(capsys, monkeypatch):
+    from dmlcpu._cli_validate import main as validate
+    monkeypatch.chdir(DATA)
+    assert validate(["refused.json"]) == 1
+    out, err = capsys.readouterr()
+    assert (out, err) == ("""\
+dispatchable 'split': SPLIT: rejected at every feature level; at 6_4 it breaks 1 rule(s):
+  SPLIT: the sum of OutputTensors[*].Sizes[2] is 3 but must equal InputTensor.Sizes[2] (2)
+dispatchable 'split': SPLIT: rejected in extended mode too, for the same rule(s)
+dispatchable 'tile': TILE: accepted at feature levels 1_0 and later; accepted in extended mode
+""", "")
+    assert validate(["split.json", "--feature-level", "1_0"]) == 0
+    assert capsys.readouterr() == ("dispatchable 'split': SPLIT: accepted at feature level 1_0\n",
+                                   "")
+
+
+def test_validate_malformed_dispatchable_exits_2(capsys, tmp_path):
+    from dmlcpu._cli_validate import main as validate
+    path = write(tmp_path, '{"resources": {}, "commands": [], "dispatchables": {'
+                           '"d": {"type": "TILE", "InputTensor": {"DataType": "FLOAT32", '
+                           '"Sizes": [2]}}, "h": {"type": "hlsl"}}}')
+    assert validate([str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        f"dmlcpu validate: {path}: dispatchable 'd': OutputTensor is missing",
+        f"dmlcpu validate: {path}: dispatchable 'h': type 'hlsl': dmlcpu runs DirectML "
+        f"operators, not HLSL shaders"]

@@ -10,7 +10,8 @@ import argparse
 import sys
 
 from ._dxdispatch import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
-from ._dxdispatch_json import ModelFileError
+from ._dxdispatch_json import ModelFileError, read_model_file
+from ._dxdispatch_model import parse_dispatchable
 from ._dxdispatch_values import ModelError
 from ._errors import InvalidArgumentError
 from ._validate import parse_feature_level
@@ -34,6 +35,32 @@ def _parser():
                         help=f"the most bytes all resources may hold (default "
                              f"{DEFAULT_MAX_BYTES})")
     return parser
+
+
+def validate_model(path, level_arg, report):
+    """``python -m dmlcpu validate`` on a DxDispatch model: its ``report(desc, level_arg)`` for
+    every dispatchable, each first line naming the dispatchable. Returns the exit status (the
+    worst; 2 if a dispatchable is malformed), or None if path holds no DxDispatch model."""
+    try:
+        model = read_model_file(path)
+    except (OSError, ModelFileError):
+        return None
+    if not isinstance(model, dict) or not isinstance(model.get("dispatchables"), dict):
+        return None
+    status = 0
+    for name, obj in model["dispatchables"].items():
+        prefix = f"dispatchable {name!r}: "
+        try:
+            desc, _ = parse_dispatchable(obj)
+        except ModelError as error:
+            for message in error.errors:
+                print(f"dmlcpu validate: {path}: {prefix}{message}", file=sys.stderr)
+            status = 2
+            continue
+        code, lines = report(desc, level_arg)
+        print("\n".join(line if line.startswith(" ") else prefix + line for line in lines))
+        status = max(status, code)
+    return status
 
 
 def main(argv=None):

@@ -144,7 +144,9 @@ def _resource(name, obj, input_dir, max_bytes):
 
 # ---------------------------------------------------------------- dispatchables
 
-def _dispatchable(name, obj, level, resources):
+def parse_dispatchable(obj):
+    """(descriptor, bind points) of a dispatchable object; ModelError if DxDispatch would not
+    read it or it is not one of the seven operators."""
     if not isinstance(obj, dict):
         raise ModelError(f"must be an object, not {show(obj)}")
     kind = _require(obj, "type", str, "")
@@ -161,14 +163,18 @@ def _dispatchable(name, obj, level, resources):
     fields = obj if key is None else obj[key]
     if not isinstance(fields, dict):
         raise ModelError(f"{key} must be an object, not {show(fields)}")
-    desc, bind_points = parse_operator(op, fields, key or "",
-                                       _DISPATCHABLE_KEYS if key is None else ())
+    parsed = parse_operator(op, fields, key or "", _DISPATCHABLE_KEYS if key is None else ())
     if "executionFlags" in obj:
         parse_names(obj["executionFlags"], _EXECUTION_FLAGS, "DML_EXECUTION_FLAG_",
                     "executionFlags", many=True)
     if obj.get("dmlCompileType", "DmlCompileOp") not in ("DmlCompileOp", "DmlCompileGraph"):
         raise ModelError(f"dmlCompileType is {show(obj['dmlCompileType'])}; expected "
                          f"DmlCompileOp or DmlCompileGraph")
+    return parsed
+
+
+def _dispatchable(name, obj, level, resources):
+    desc, bind_points = parse_dispatchable(obj)
     try:
         compiled = compile_operator(desc, level)
     except InvalidArgumentError as error:
