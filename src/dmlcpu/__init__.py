@@ -24,4 +24,5 @@ __all__ = [
     "CompiledOperator", "CumulativeProductOperatorDesc", "CumulativeSummationOperatorDesc",
     "JoinOperatorDesc", "Slice1OperatorDesc", "SliceOperatorDesc", "SplitOperatorDesc",
     "TensorDesc", "TileOperatorDesc", "calc_buffer_tensor_size", "compile_operator",
+    "run_dxdispatch",  # DirectML's DxDispatch JSON models (dmlcpu._dxdispatch)
 ]
