@@ -198,8 +198,16 @@ CASES = {
                                          m["commands"][0]["bindings"].update(
                                              InputTensor="in_", OutputTensor="in_")),
                               "commands[0] (dispatch 'tile'): bindings.OutputTensor (bytes 0 to "
-                              "16 of 'in_') overlaps bindings.InputTensor (bytes 0 to 8); an "
-                              "output may not overlap another binding"),
+                              "16 of 'in_') overlaps bindings.InputTensor (bytes 0 to 8 of "
+                              "'in_'); an output may not overlap another binding"),
+    "outputs overlap": (lambda m: m["dispatchables"].update(split={
+        "type": "SPLIT", "InputTensor": tensor([16]), "OutputCount": 2, "Axis": 0,
+        "OutputTensors": [tensor([8]), tensor([8])]}) or m["commands"].append(dispatch(
+            "split", InputTensor="in",
+            OutputTensors=["out", {"name": "out", "elementOffset": 4}])) or m[
+        "resources"].update(out=zeros(12), **{"in": zeros(16)}),
+        "commands[2] (dispatch 'split'): bindings.OutputTensors[1] (bytes 16 to 48 of 'out') "
+        "overlaps bindings.OutputTensors[0] (bytes 0 to 32 of 'out')"),
     "print an untyped resource": (lambda m: m["resources"].update(
         out={"initialValues": [{"type": "FLOAT32", "value": 0}] * 4}),
         "commands[1] (print 'out'): resource 'out' has no initialValuesDataType, so it cannot "

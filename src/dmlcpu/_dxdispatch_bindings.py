@@ -14,8 +14,7 @@ operators allow). Inputs flagged OWNED_BY_DML are bound once, in the dispatchabl
 """
 from collections import namedtuple
 
-from ._dxdispatch_ops import at
-from ._dxdispatch_values import ModelError, lookup, parse_uint, show
+from ._dxdispatch_values import ModelError, at, lookup, parse_uint, show
 from ._types import ELEMENT_SIZES
 
 ALIGNMENT = 16  # DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
@@ -123,22 +122,31 @@ def check_overlaps(slots, in_place_ok):
     """slots: [(field, Source or None, byte count, is_input)] in execute order; None is an
     OWNED_BY_DML input (a snapshot taken at initialization). An output may not share a byte
     with any other binding, except slot 0 with the first output when in_place_ok and both
-    start at the same byte."""
+    start at the same byte. One sorted sweep per resource (a SPLIT may have many outputs)."""
     first_output = next(i for i, slot in enumerate(slots) if not slot[3])
-    for b, (field_b, src_b, size_b, input_b) in enumerate(slots):
-        if input_b or src_b is None:
-            continue
-        for a, (field_a, src_a, size_a, _) in enumerate(slots):
-            if a == b or src_a is None or src_a.resource != src_b.resource:
-                continue
-            if src_a.offset >= src_b.offset + size_b or src_b.offset >= src_a.offset + size_a:
-                continue
-            if in_place_ok and {a, b} == {0, first_output} and src_a.offset == src_b.offset:
-                continue
-            if a > b and not slots[a][3]:
-                continue  # two outputs: reported once, from the earlier one
-            raise ModelError(f"{field_b} (bytes {src_b.offset} to "
-                             f"{src_b.offset + size_b} of {src_b.resource!r}) overlaps "
-                             f"{field_a} (bytes {src_a.offset} to {src_a.offset + size_a}); an "
-                             f"output may not overlap another binding, except a cumulative "
-                             f"operator's identical in-place binding")
+    by_resource = {}
+    for i, (_, source, size, _) in enumerate(slots):
+        if source is not None:
+            by_resource.setdefault(source.resource, []).append(
+                (source.offset, source.offset + size, i))
+    for ranges in by_resource.values():
+        ranges.sort()
+        reach_any = reach_output = None  # (end, slot) of the range reaching furthest so far
+        for start, end, i in ranges:
+            earlier = reach_output if slots[i][3] else reach_any
+            if earlier and earlier[0] > start and not (
+                    in_place_ok and {earlier[1], i} == {0, first_output}
+                    and slots[0][1].offset == slots[first_output][1].offset):
+                _overlap_error(slots, *sorted((earlier[1], i)))
+            if not reach_any or end > reach_any[0]:
+                reach_any = (end, i)
+            if not slots[i][3] and (not reach_output or end > reach_output[0]):
+                reach_output = (end, i)
+
+
+def _overlap_error(slots, a, b):
+    def where(i):
+        field, source, size, _ = slots[i]
+        return f"{field} (bytes {source.offset} to {source.offset + size} of {source.resource!r})"
+    raise ModelError(f"{where(b)} overlaps {where(a)}; an output may not overlap another "
+                     f"binding, except a cumulative operator's identical in-place binding")

@@ -13,10 +13,10 @@ from pathlib import Path
 from ._desc import _same_layout, compile_operator
 from ._dxdispatch_bindings import check_overlaps, resolve_bindings
 from ._dxdispatch_npy import NpyError, read_npy
-from ._dxdispatch_ops import OPERATOR_NAMES, at, operator_name, parse_names, parse_operator
+from ._dxdispatch_ops import OPERATOR_NAMES, operator_name, parse_names, parse_operator
 from ._dxdispatch_values import (ModelError, constant_bytes, list_bytes, mixed_list_bytes,
-                                 lookup, parse_data_type, parse_uint, sequence_bytes,
-                                 show)
+                                 lookup, parse_data_type, parse_uint, require,
+                                 sequence_bytes, show)
 from ._errors import InvalidArgumentError
 from ._types import ELEMENT_SIZES, TensorDataType
 
@@ -37,19 +37,10 @@ _DISPATCHABLE_KEYS = ("type", "Type", "desc", "Desc", "executionFlags", "dmlComp
                       "bindings")
 
 
-def _require(obj, name, kind, path):
-    if not isinstance(obj, dict) or name not in obj:
-        raise ModelError(f"{at(path, name)} is missing")
-    if not isinstance(obj[name], kind):
-        what = {str: "a string", dict: "an object", list: "an array", int: "an integer"}[kind]
-        raise ModelError(f"{at(path, name)} must be {what}, not {show(obj[name])}")
-    return obj[name]
-
-
 # ---------------------------------------------------------------- resources
 
 def _read_source(spec, data_type, input_dir, max_bytes):
-    source = _require(spec, "sourcePath", str, "initialValues")
+    source = require(spec, "sourcePath", "initialValues", str)
     path = Path(source)
     suffix = path.suffix.lower()
     if suffix in (".jpg", ".png"):
@@ -104,14 +95,14 @@ def _initial_bytes(values, data_type, input_dir, max_bytes):
         return _read_source(values, data_type, input_dir, max_bytes)
     if unknown:
         raise ModelError(f"initialValuesDataType is missing; initialValues.{forms[0]} needs it")
-    count = parse_uint(_require(values, "valueCount", int, "initialValues"),
+    count = parse_uint(require(values, "valueCount", "initialValues", int),
                        "initialValues.valueCount")
     if count * ELEMENT_SIZES[data_type] > max_bytes:
         raise ModelError(f"initialValues.valueCount {count} needs more than {max_bytes} bytes, "
                          f"the most this run allows (max_bytes)")
     if forms[0] == "value":
         return constant_bytes(count, values["value"], data_type, "initialValues"), data_type
-    delta = _require(values, "valueDelta", object, "initialValues")
+    delta = require(values, "valueDelta", "initialValues")
     return (sequence_bytes(count, values["valueStart"], delta, data_type, "initialValues"),
             data_type)
 
@@ -149,7 +140,7 @@ def parse_dispatchable(obj):
     read it or it is not one of the seven operators."""
     if not isinstance(obj, dict):
         raise ModelError(f"must be an object, not {show(obj)}")
-    kind = _require(obj, "type", str, "")
+    kind = require(obj, "type", "", str)
     if kind.lower() in _NOT_OPERATORS:
         raise ModelError(f"type {kind!r}: dmlcpu runs DirectML operators, not "
                          f"{_NOT_OPERATORS[kind.lower()]}")
@@ -187,7 +178,7 @@ def _dispatchable(name, obj, level, resources):
 # ---------------------------------------------------------------- commands
 
 def _dispatch(obj, dispatchable, resources):
-    bindings = resolve_bindings(_require(obj, "bindings", dict, ""), dispatchable.bind_points,
+    bindings = resolve_bindings(require(obj, "bindings", "", dict), dispatchable.bind_points,
                                 resources, "bindings", at_init=False)
     if "threadGroupCount" in obj:
         counts = obj["threadGroupCount"]
@@ -219,14 +210,14 @@ def _label(obj):
 
 
 def _command(obj, dispatchables, resources):
-    kind = _require(obj, "type", str, "")
+    kind = require(obj, "type", "", str)
     if kind.lower() not in ("dispatch", "print", "writefile"):
         raise ModelError(f"type {kind!r} is not a command (dispatch, print or writeFile)")
     if kind.lower() == "dispatch":
-        dispatchable = lookup(dispatchables, _require(obj, "dispatchable", str, ""),
+        dispatchable = lookup(dispatchables, require(obj, "dispatchable", "", str),
                                "dispatchable")
         return _dispatch(obj, dispatchable, resources)
-    resource = lookup(resources, _require(obj, "resource", str, ""), "resource")
+    resource = lookup(resources, require(obj, "resource", "", str), "resource")
     if kind.lower() == "print":
         verbose = obj.get("verbose", False)
         if not isinstance(verbose, bool):
@@ -235,7 +226,7 @@ def _command(obj, dispatchables, resources):
             raise ModelError(f"resource {resource.name!r} has no initialValuesDataType, so it "
                              f"cannot be printed")
         return Print(resource.name, verbose)
-    target = _require(obj, "targetPath", str, "")
+    target = require(obj, "targetPath", "", str)
     dims = obj.get("dimensions", [])
     if not isinstance(dims, list):
         raise ModelError(f"dimensions must be an array of integers, not {show(dims)}")
@@ -269,7 +260,7 @@ def parse_model(obj, level, input_dir, max_bytes):
     if not isinstance(obj, dict):
         raise ModelError(f"the model must be a JSON object, not {show(obj)}")
     for key, kind in (("resources", dict), ("dispatchables", dict), ("commands", list)):
-        _require(obj, key, kind, "")
+        require(obj, key, "", kind)
     errors = []
 
     def collect(prefix, parse, *args):

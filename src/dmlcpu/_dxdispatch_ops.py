@@ -14,7 +14,7 @@ from collections import namedtuple
 
 from . import _registry as R
 from ._desc import OPERATOR_DESCS, TensorDesc
-from ._dxdispatch_values import ModelError, parse_data_type, parse_uint, show
+from ._dxdispatch_values import ModelError, at, parse_data_type, parse_uint, require, show
 from ._types import AxisDirection
 
 # A bind point: DirectML's field name, its tensors, and whether they are inputs.
@@ -37,19 +37,8 @@ def operator_name(value):
 def _check_keys(obj, known, path):
     unknown = [key for key in obj if key not in known]
     if unknown:
-        raise ModelError(f"{path or 'the dispatchable'}: unknown field {unknown[0]!r} (DxDispatch would ignore it); "
-                         f"the fields are {', '.join(known)}")
-
-
-def at(path, name):
-    """The JSON path of field name inside path ("" is the object itself)."""
-    return f"{path}.{name}" if path else name
-
-
-def _require(obj, name, path):
-    if name not in obj:
-        raise ModelError(f"{at(path, name)} is missing")
-    return obj[name]
+        raise ModelError(f"{path or 'the dispatchable'}: unknown field {unknown[0]!r} "
+                         f"(DxDispatch would ignore it); the fields are {', '.join(known)}")
 
 
 def parse_names(value, table, prefix, path, many=False):
@@ -125,11 +114,11 @@ def parse_tensor(obj, path):
         if kind not in ("DML_TENSOR_TYPE_BUFFER", "BUFFER"):
             raise ModelError(f"{path}.Type is {show(kind)}; dmlcpu's operators take only "
                              f"DML_TENSOR_TYPE_BUFFER tensors")
-        path, obj = f"{path}.Desc", _require(obj, "Desc", path)
+        path, obj = f"{path}.Desc", require(obj, "Desc", path)
         if not isinstance(obj, dict):
             raise ModelError(f"{path} must be a buffer tensor desc object, not {show(obj)}")
     _check_keys(obj, [f.dml for f in R.TENSOR_DESC_FIELDS] + ["DimensionCount"], path)
-    kwargs = {f.name: _READ[f.kind](_require(obj, f.dml, path) if f.required else
+    kwargs = {f.name: _READ[f.kind](require(obj, f.dml, path) if f.required else
                                     obj[f.dml], at(path, f.dml))
               for f in R.TENSOR_DESC_FIELDS if f.required or f.dml in obj}
     if "DimensionCount" in obj:  # optional here: DxDispatch takes len(Sizes) without it
@@ -154,10 +143,10 @@ def parse_operator(op, fields, path, ignored=()):
                 [f.dml for f in record.fields] + list(counts), path)
     kwargs, given = {}, {}
     for f in record.fields:  # DxDispatch requires every field, defaults or not
-        given[f.dml] = kwargs[f.name] = _READ[f.kind](_require(fields, f.dml, path),
+        given[f.dml] = kwargs[f.name] = _READ[f.kind](require(fields, f.dml, path),
                                                       at(path, f.dml))
     for count_name, arrays in counts.items():
-        count = parse_uint(_require(fields, count_name, path), at(path, count_name))
+        count = parse_uint(require(fields, count_name, path), at(path, count_name))
         for array in arrays:
             if len(given[array]) != count:
                 raise ModelError(f"{at(path, count_name)} is {count} but {array} has "

@@ -10,6 +10,8 @@ DxDispatch's JsonParsers.cpp, see README "DxDispatch models"):
   rounding, which DxDispatch never changes), not round-to-nearest;
 - sequences add in the element type: integers wrap, FLOAT16 adds in float and truncates each step.
 """
+import json
+
 import numpy as np
 
 from ._errors import DmlcpuError
@@ -35,9 +37,23 @@ class ModelError(DmlcpuError, ValueError):
 
 def show(value):
     """A JSON value as the file would spell it, for messages."""
-    import json
     text = json.dumps(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def at(path, name):
+    """The JSON path of field name inside path ("" is the object itself)."""
+    return f"{path}.{name}" if path else name
+
+
+def require(obj, name, path, kind=object):
+    """obj[name], which must exist and be of kind (str, dict, list, int or any)."""
+    if not isinstance(obj, dict) or name not in obj:
+        raise ModelError(f"{at(path, name)} is missing")
+    if not isinstance(obj[name], kind):
+        what = {str: "a string", dict: "an object", list: "an array", int: "an integer"}[kind]
+        raise ModelError(f"{at(path, name)} must be {what}, not {show(obj[name])}")
+    return obj[name]
 
 
 def lookup(table, name, what):
