@@ -1,10 +1,12 @@
-"""Hostile DxDispatch models: any JSON value anywhere in a model, and any text as a model file,
+"""Hostile DxDispatch models: any JSON value (and a few a parsed dict may hold besides: NaN,
+integers past str()'s limit, tuples, sets) anywhere in a model, and any text as a model file,
 gives a result or a ModelError / ModelFileError, never another exception; concurrent runs of one
 model agree."""
 import copy
 import io
 import threading
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +18,7 @@ from test_dxdispatch import dispatch, model, tensor, values, zeros
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.sampled_from([0, 1, -1, 16, 2**31, 2**32, 2**63, 2**64, -2**63])
-    | st.integers() | st.floats(allow_nan=False) | st.sampled_from(
+    | st.integers() | st.floats() | st.sampled_from([(1, 2), {3}]) | st.sampled_from(
         ["nan", "inf", "FLOAT32", "UINT8", "INT4", "DML_OPERATOR_JOIN", "A", "out", "deferred",
          "x.npy", "OWNED_BY_DML", "DECREASING"]) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
@@ -71,6 +73,23 @@ def test_any_value_anywhere(tmp_path_factory, changes):
                            stdout=io.StringIO(), stderr=io.StringIO())
     except ModelError as error:
         assert error.errors and all(isinstance(e, str) and e for e in error.errors)
+
+
+@pytest.mark.parametrize("value", [10**5000, -10**5000, float("nan"), (1, 2), {3}, b"x",
+                                   object()], ids=lambda value: type(value).__name__)
+def test_values_only_a_parsed_dict_can_hold(tmp_path, value):
+    # hypothesis cannot show an integer past str()'s limit in a report: every place, in a loop
+    for path in ALL_PATHS[1:]:
+        m = copy.deepcopy(base())
+        node = m
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        try:
+            dml.run_dxdispatch(m, output_path=str(tmp_path), stdout=io.StringIO(),
+                               stderr=io.StringIO())
+        except ModelError as error:
+            assert error.errors and all(isinstance(e, str) and e for e in error.errors)
 
 
 @settings(max_examples=300)

@@ -67,7 +67,7 @@ def _int(value, path, signed):
         raise ModelError(f"{path} must be {'an' if signed else 'an unsigned'} integer, not "
                          f"{show(value)}")
     if not (-2**63 if signed else 0) <= value < 2**(63 if signed else 64):
-        raise ModelError(f"{path} is {value}, beyond 64 bits")
+        raise ModelError(f"{path} is {show(value)}, beyond 64 bits")
     return value
 
 

@@ -11,11 +11,13 @@ DxDispatch's JsonParsers.cpp; README, "DirectML's repro files"):
 - sequences add in the element type: integers wrap, FLOAT16 adds in float and truncates each step.
 """
 import json
+import reprlib
 
 import numpy as np
 
 from ._errors import DmlcpuError
 from ._types import NUMPY_DTYPES, TensorDataType
+from ._validate import show as show_number
 
 T = TensorDataType
 _PREFIX = "DML_TENSOR_DATA_TYPE_"
@@ -36,8 +38,17 @@ class ModelError(DmlcpuError, ValueError):
 
 
 def show(value):
-    """A JSON value as the file would spell it, for messages."""
-    text = json.dumps(value)
+    """A value as a JSON file would spell it, for messages (any value: a parsed model handed to
+    run_dxdispatch may hold integers too long for str() or objects JSON does not have)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show_number(value)
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = reprlib.repr(value)
+        except (ValueError, RecursionError):
+            text = f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
