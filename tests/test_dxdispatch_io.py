@@ -109,6 +109,23 @@ def test_npy_source_types_itself_and_keeps_every_byte(tmp_path):
         "r"].tolist() == [0, 1, 2, 3, 4, 0]
 
 
+def test_npy_header_versions_short_and_long_files(tmp_path):
+    array = np.array([1.5, -2.5, 3.5], np.float64)
+    for version in [(1, 0), (2, 0), (3, 0)]:
+        with open(tmp_path / f"v{version[0]}.npy", "wb") as handle:
+            np.lib.format.write_array(handle, array, version=version)
+    whole = (tmp_path / "v1.npy").read_bytes()
+    (tmp_path / "short.npy").write_bytes(whole[:-8])            # last element missing
+    (tmp_path / "long.npy").write_bytes(whole + b"\x00" * 7 + b"\x40")  # one more: 2.0
+    m = model({name: {"initialValues": {"sourcePath": f"{name}.npy"}}
+               for name in ("v1", "v2", "v3", "short", "long")}, {}, [])
+    results = dml.run_dxdispatch(m, input_path=str(tmp_path))
+    for name in ("v1", "v2", "v3"):
+        assert results[name].tolist() == [1.5, -2.5, 3.5]
+    assert results["short"].tolist() == [1.5, -2.5, 0.0]   # zero-padded to the shape
+    assert results["long"].tolist() == [1.5, -2.5, 3.5, 2.0]  # every byte kept
+
+
 def test_npy_bool_reads_as_int8_and_big_endian_is_swapped_per_element(tmp_path):
     np.save(tmp_path / "b.npy", np.array([True, False, True]))
     np.save(tmp_path / "be.npy", np.array([1.0, 2.0], dtype=">f4"))

@@ -75,6 +75,10 @@ CASES = {
     "unknown desc field": (edit(DESC + ("Axes",), [0]),
                            "dispatchable 'tile': desc: unknown field 'Axes' (DxDispatch would "
                            "ignore it)"),
+    "invalid tensor type": (edit(DESC + ("InputTensor",), {"Type": "DML_TENSOR_TYPE_INVALID",
+                                                         "Desc": tensor([1, 2])}),
+                            "desc.InputTensor.Type is \"DML_TENSOR_TYPE_INVALID\"; dmlcpu's "
+                            "operators take only DML_TENSOR_TYPE_BUFFER tensors"),
     "unknown tensor field": (edit(DESC + ("OutputTensor", "Stride"), [4, 1]),
                              "desc.OutputTensor: unknown field 'Stride'"),
     "negative uint": (edit(DESC + ("Repeats",), [1, -2]),
@@ -313,10 +317,12 @@ def test_npy_sources_that_dxdispatch_refuses(tmp_path):
     np.save(tmp_path / "f.npy", np.asfortranarray(np.ones((2, 2), np.float32)))
     np.save(tmp_path / "i.npy", np.ones(2, np.int32))
     np.save(tmp_path / "c.npy", np.ones(2, np.complex64))
+    (tmp_path / "n.npy").write_bytes(b"not a .npy file")
     m = base()
     m["resources"]["f"] = {"initialValues": {"sourcePath": "f.npy"}}
     m["resources"]["i"] = values({"sourcePath": "i.npy"}, "FLOAT32")
     m["resources"]["c"] = {"initialValues": {"sourcePath": "c.npy"}}
+    m["resources"]["n"] = {"initialValues": {"sourcePath": "n.npy"}}
     errors = refusal(m, input_path=str(tmp_path))
     assert errors == [
         "resource 'f': initialValues.sourcePath 'f.npy': Fortran-ordered .npy arrays are not "
@@ -324,4 +330,6 @@ def test_npy_sources_that_dxdispatch_refuses(tmp_path):
         "resource 'i': initialValuesDataType is FLOAT32 but the data type from file 'i.npy' is "
         "INT32",
         "resource 'c': initialValues.sourcePath 'c.npy' holds a type DirectML does not have; "
-        "give initialValuesDataType"]
+        "give initialValuesDataType",
+        "resource 'n': initialValues.sourcePath 'n.npy': it does not start with the .npy magic "
+        "string"]
