@@ -108,6 +108,7 @@ def test_comments_and_trailing_commas(text, value):
 @pytest.mark.parametrize("text, reason", [
     ("{", "not valid JSON: Expecting property name"),
     (MINIMAL.replace("[7]", "[NaN]"), "NaN is not JSON"),
+    (MINIMAL.replace("[7]", "[-1e400]"), "-1e400 is too big to be stored in a double"),
     (MINIMAL.replace("[7]", "[" + "9" * 5000 + "]"), "not valid JSON"),
     ("[" * 100000 + "]" * 100000, "nested too deeply"),
     (MINIMAL.replace('"dispatchables": {}', '"dispatchables": {}, "dispatchables": {}'),

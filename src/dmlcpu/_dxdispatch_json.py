@@ -61,7 +61,14 @@ def _no_duplicate_keys(pairs):
     return obj
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant,
+def _finite_float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # RapidJSON: "Number too big to be stored"
+        raise ValueError(f"{text[:20]} is too big to be stored in a double")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float,
                             object_pairs_hook=_no_duplicate_keys)
 
 
