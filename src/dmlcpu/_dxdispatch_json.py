@@ -2,7 +2,7 @@
 
 DxDispatch parses with comments (``//`` and ``/* */``) and trailing commas allowed, stops after
 the first complete value (anything after it is ignored) and rejects ``NaN``/``Infinity``
-literals (non-finite floats are written as strings). Python's json module knows none of the
+literals (non-finite floats are written as strings) and numbers beyond a double's range. Python's json module knows none of the
 first three, so comments and trailing commas are blanked out first (keeping every offset, so
 error positions still point into the file) and the value is read with ``raw_decode``.
 
