@@ -2,9 +2,11 @@
 
 DxDispatch parses with comments (``//`` and ``/* */``) and trailing commas allowed, stops after
 the first complete value (anything after it is ignored) and rejects ``NaN``/``Infinity``
-literals (non-finite floats are written as strings) and numbers beyond a double's range. Python's json module knows none of the
-first three, so comments and trailing commas are blanked out first (keeping every offset, so
-error positions still point into the file) and the value is read with ``raw_decode``.
+literals (non-finite floats are written as strings) and numbers beyond a double's range.
+Python's json module takes neither comments, trailing commas nor a value with text after it:
+a file that is not plain JSON has its comments and trailing commas blanked out (keeping every
+offset, so error positions still point into the file), and the value is read with
+``raw_decode``.
 
 Bounds: the file is read up to ``MAX_MODEL_BYTES``; deeper nesting than Python's recursion limit
 and integer literals beyond Python's digit limit are reported as an unreadable file, like any
