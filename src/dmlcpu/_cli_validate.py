@@ -27,6 +27,9 @@ at which DirectML accepts it (and whether extended mode does), status 0; if no f
 accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
 Status 2: unreadable file (missing, past 4 MiB, not JSON, nested too deep), malformed
 description or bad usage, with the reason on stderr.
+
+A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
+reported as above, its first line prefixed by its name; the status is the worst.
 """
 import argparse
 import json
@@ -314,17 +317,28 @@ def main(argv=None):
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
     try:
-        desc = parse_operator(read_json(args.file))
+        obj, unread = read_json(args.file), None
     except OSError as error:
         print(f"dmlcpu validate: cannot read {args.file}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        print(f"dmlcpu validate: {args.file} is not valid JSON: {error}", file=sys.stderr)
+    except (json.JSONDecodeError, UnicodeDecodeError, Unreadable) as error:
+        obj, unread = None, error
+    if unread is not None or isinstance(obj, dict) and "dispatchables" in obj:
+        # A DxDispatch model (its own reader: comments, larger files): each dispatchable. A file
+        # read twice this way is a regular one: a stream failed the first read or is not JSON.
+        from ._cli_dispatch import validate_model
+        status = validate_model(args.file, level_arg, report)
+        if status is not None:
+            return status
+    if isinstance(unread, Unreadable):
+        print(f"dmlcpu validate: {args.file} is unreadable: {unread}", file=sys.stderr)
         return 2
-    except Unreadable as error:
-        print(f"dmlcpu validate: {args.file} is unreadable: {error}", file=sys.stderr)
+    if unread is not None:
+        print(f"dmlcpu validate: {args.file} is not valid JSON: {unread}", file=sys.stderr)
         return 2
+    try:
+        desc = parse_operator(obj)
     except (FormatError, TypeError) as error:
         print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
         return 2
