@@ -8,6 +8,7 @@ from ._bench_peers import PEER_LABELS
 from ._bench_cases import SIZES
 
 RIVALS = ("numpy", "torch", "ort")
+COLORS = {"dmlcpu": "C0", "memcpy": "C7", "numpy": "C2", "torch": "C3", "ort": "C4"}
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
 
@@ -124,10 +125,9 @@ def markdown(data, plot_dir=None, full_table_path=None):
            ""] + summary_table(rows) + [""]
     missed = misses(rows)
     if missed:
-        out.append("Misses (%d of %d measurements): " % (len(missed), len(rows)) + "; ".join(
-            "%s %s, %d thr %s: %.2f of %s" % (r["name"], r["size"], r["threads"], r["protocol"],
-                                               ratio(r), PEER_LABELS[best_rival(r)[0]])
-            for r in missed) + ". `benchmarks/NOTES.md` says why.")
+        out.append("Misses: %d of %d measurements are below 1 (a bold cell shows the worst of "
+                   "its row; every one is in the full table); `benchmarks/NOTES.md` says why."
+                   % (len(missed), len(rows)))
     else:
         out.append("No misses: dmlcpu is at least as fast as every peer in every measurement.")
     if full_table_path:
@@ -195,6 +195,7 @@ def plot(rows, directory):
                               if peer in r["seconds"]]
                     if points:
                         ax.plot(*zip(*points), marker="o", label=PEER_LABELS[peer],
+                                color=COLORS[peer],
                                 linewidth=2.2 if peer == "dmlcpu" else 1.2,
                                 linestyle=":" if peer == "memcpy" else "-")
                 ax.set_xscale("log", base=2)
@@ -204,9 +205,9 @@ def plot(rows, directory):
                 if j == 0:
                     ax.set_ylabel("GB/s", fontsize=8)
         handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
-        fig.suptitle(family, y=0.995, fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.95))
+        fig.suptitle(family + " (GB/s against the size of the largest tensor)", fontsize=10)
+        fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8)
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
         path = os.path.join(directory, slug(family) + ".png")
         fig.savefig(path, dpi=80)
         plt.close(fig)
