@@ -7,7 +7,8 @@
  * (sysdeps/x86/dl-cacheinfo.h since 2.38): a quarter of the whole last-level cache, but never less
  * than three quarters of one thread's share of it. Sources, first that answers:
  *   Linux:   /sys/devices/system/cpu/cpu0/cache/index*: the highest level's size and
- *            shared_cpu_list (how many logical CPUs share it); then sysconf(_SC_LEVEL3/2_CACHE_SIZE)
+ *            shared_cpu_list (how many logical CPUs share it); then sysconf(_SC_LEVEL3_CACHE_SIZE,
+ *            _SC_LEVEL2_CACHE_SIZE)
  *   Windows: GetLogicalProcessorInformationEx(RelationCache): the highest level's CacheSize and
  *            the popcount of its GroupMask
  *   macOS:   sysctl hw.perflevel0.l2cachesize / hw.perflevel0.cpusperl2, else hw.l3cachesize,
@@ -40,7 +41,7 @@
 #define DEFAULT_LLC_BYTES ((int64_t)8 << 20)
 
 static dmlcpu_cache_info info;
-/* the threshold the drivers read: info's, or a benchmark's / test's (dmlcpu_set_stream_threshold) */
+/* the threshold the drivers read: info's, or one a benchmark or test set */
 static _Atomic int64_t threshold = (int64_t)4 << 20;
 
 /* "123", "32K", "16M", "1G" (case-insensitive suffix) -> bytes; -1 if malformed or > 2^62. */
@@ -128,8 +129,8 @@ static int detect(int64_t *bytes, int32_t *sharing) {
     char *buffer = malloc(length);
     if (buffer == NULL) return 0;
     int found = 0, best_level = 0;
-    if (GetLogicalProcessorInformationEx(RelationCache,
-                                         (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)buffer, &length)) {
+    PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX all = (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)buffer;
+    if (GetLogicalProcessorInformationEx(RelationCache, all, &length)) {
         for (DWORD at = 0; at < length;) {
             PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX p =
                 (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)(buffer + at);

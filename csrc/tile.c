@@ -131,7 +131,9 @@ static int64_t block_bytes(const dmlcpu_view *dst, const dmlcpu_view *src, int64
     return bytes;
 }
 
-void dmlcpu_set_tile_block_limit(int64_t bytes) { atomic_store(&forced_limit, bytes < 0 ? -1 : bytes); }
+void dmlcpu_set_tile_block_limit(int64_t bytes) {
+    atomic_store(&forced_limit, bytes < 0 ? -1 : bytes);
+}
 
 dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {
     int64_t dst_count, src_count;

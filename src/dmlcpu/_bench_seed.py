@@ -44,8 +44,8 @@ def run_seed(budget, min_rounds, filter_text=None):
 
 
 def seed_table(rows):
-    lines = ["| seed-page call (new arrays, back to back) | dmlcpu µs | NumPy µs | NumPy / dmlcpu |",
-             "|---|---|---|---|"]
+    lines = ["| seed-page call (new arrays, back to back) | dmlcpu µs | NumPy µs | "
+             "NumPy / dmlcpu |", "|---|---|---|---|"]
     for r in rows:
         dml, numpy = r["seconds"]["dmlcpu"], r["seconds"]["numpy"]
         value = numpy / dml
