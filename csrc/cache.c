@@ -4,8 +4,11 @@
  * A copy whose output cannot stay in the cache gains from non-temporal stores (no read for
  * ownership, no eviction of the caller's data); one whose output fits loses by them, since the
  * next reader then fetches the output from memory. The threshold follows glibc's memcpy
- * (sysdeps/x86/dl-cacheinfo.h since 2.38): a quarter of the whole last-level cache, but never less
- * than three quarters of one thread's share of it. Sources, first that answers:
+ * (sysdeps/x86/dl-cacheinfo.h since 2.38: a quarter of the whole last-level cache, but never less
+ * than three quarters of one thread's share of it), halved: glibc compares it with the length of
+ * one buffer, while a copy keeps its input in the cache beside its output (at 8 MiB written,
+ * streaming was 1.2-2.7x faster here than ordinary stores: benchmarks/NOTES.md). Sources, first
+ * that answers:
  *   Linux:   /sys/devices/system/cpu/cpu0/cache/index*: the highest level's size and
  *            shared_cpu_list (how many logical CPUs share it); then sysconf(_SC_LEVEL3_CACHE_SIZE,
  *            _SC_LEVEL2_CACHE_SIZE)
@@ -37,7 +40,7 @@
 #endif
 
 /* A cache most machines of the last decade have at least, when nothing can be detected: with one
- * sharer it gives a 6 MiB threshold. */
+ * sharer it gives a 3 MiB threshold. */
 #define DEFAULT_LLC_BYTES ((int64_t)8 << 20)
 
 static dmlcpu_cache_info info;
@@ -64,7 +67,7 @@ int64_t dmlcpu_parse_bytes(const char *s) {
 int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing) {
     if (sharing < 1) sharing = 1;
     int64_t quarter = llc_bytes / 4, share = llc_bytes / sharing / 4 * 3;
-    return quarter > share ? quarter : share;
+    return (quarter > share ? quarter : share) / 2;
 }
 
 #if defined(__linux__)

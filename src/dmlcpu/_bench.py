@@ -42,7 +42,7 @@ def _parser():
     p.add_argument("--filter", metavar="TEXT", help="only workloads whose name contains TEXT")
     p.add_argument("--threads", metavar="N,M", help="thread counts (default: 1 and all)")
     p.add_argument("--budget", type=float, metavar="S", help="seconds per protocol and thread "
-                   "count per workload (default 0.6; --quick 0.08)")
+                   "count per workload (default 0.4; --quick 0.08)")
     return p
 
 
@@ -126,7 +126,7 @@ class _Progress:
 
 def run(args, argv):
     threads = _thread_counts(args.threads)
-    budget = args.budget or (0.08 if args.quick else 0.6)
+    budget = args.budget or (0.08 if args.quick else 0.4)
     min_rounds = 3 if args.quick else 5
     info = machine_info(threads)
     notes = missing_peer_notes()
