@@ -1,7 +1,7 @@
 """A/B of one tuning knob: the same dmlcpu call at several settings, in one process, interleaved,
 each setting on its own buffers, in both protocols. Run with PYTHONPATH=src:
 
-    python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,256M]
+    python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,128M]
                                   [--families "JOIN 4 axis 1;..."] [--threads 1,2]
     python benchmarks/bench_ab.py --knob tile --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
 
@@ -31,7 +31,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--knob", choices=("stream", "tile"), default="stream")
     p.add_argument("--values", default="auto,4M,off")
-    p.add_argument("--sizes", default="8M,32M,256M")
+    p.add_argument("--sizes", default="8M,32M,128M")
     p.add_argument("--widths", default="1,4")
     p.add_argument("--families", default="SPLIT axis 1 into 4;SPLIT axis 2 into [100, 300, 624];"
                    "JOIN 4 axis 1;JOIN 4 axis 2;SLICE [:, m/8:7m/8, :];"
