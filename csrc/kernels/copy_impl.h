@@ -208,14 +208,18 @@ DMLCPU_DEFINE_FILL(64, uint64_t)
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X64
 #define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #endif
-/* the largest of the three: sizes the mask tables */
+#ifndef DMLCPU_GATHER_MAX_STRIDE_X8
+#define DMLCPU_GATHER_MAX_STRIDE_X8 4
+#endif
+/* the largest of the four: sizes the mask tables */
 #define DMLCPU_GATHER_MAX2_(a, b) ((a) > (b) ? (a) : (b))
 #define DMLCPU_GATHER_MAX_STRIDE                                                                \
-    DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X16,                                           \
+    DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X8,                        \
+                                            DMLCPU_GATHER_MAX_STRIDE_X16),                      \
                         DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X32, DMLCPU_GATHER_MAX_STRIDE_X64))
 
 /*
- * Gather of elements k lanes wide (lanes of LB = 32 or 16 bits) at a small constant stride s
+ * Gather of elements k lanes wide (lanes of LB = 32, 16 or 8 bits) at a small constant stride s
  * (in elements): each output vector comes from the s consecutive source vectors that span its
  * elements, one two-source permute per pair of them. Only whole spans that end at or before the
  * run's last element are done here (so nothing past the run is read: tested against guard
@@ -268,6 +272,9 @@ DMLCPU_DEFINE_GATHER_LANES(32)
 #if defined(DMLCPU_VEC_HAS_LANES16)
 DMLCPU_DEFINE_GATHER_LANES(16)
 #endif
+#if defined(DMLCPU_VEC_HAS_LANES8)
+DMLCPU_DEFINE_GATHER_LANES(8)
+#endif
 
 #define DMLCPU_DEFINE_GATHER(BITS, T, LB, K, MAX_STRIDE)                                                        \
     static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds,            \
@@ -284,6 +291,9 @@ DMLCPU_DEFINE_GATHER(32, uint32_t, 32, 1, DMLCPU_GATHER_MAX_STRIDE_X32)
 DMLCPU_DEFINE_GATHER(64, uint64_t, 32, 2, DMLCPU_GATHER_MAX_STRIDE_X64)
 #if defined(DMLCPU_VEC_HAS_LANES16)
 DMLCPU_DEFINE_GATHER(16, uint16_t, 16, 1, DMLCPU_GATHER_MAX_STRIDE_X16)
+#endif
+#if defined(DMLCPU_VEC_HAS_LANES8)
+DMLCPU_DEFINE_GATHER(8, uint8_t, 8, 1, DMLCPU_GATHER_MAX_STRIDE_X8)
 #endif
 
 #endif /* DMLCPU_VEC_BYTES */

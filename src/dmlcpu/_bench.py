@@ -41,6 +41,10 @@ def _parser():
                    help="render a saved run (--markdown, --markdown-into, --plot) without running")
     p.add_argument("--filter", metavar="TEXT", help="only workloads whose name contains TEXT")
     p.add_argument("--threads", metavar="N,M", help="thread counts (default: 1 and all)")
+    p.add_argument("--sizes", metavar="S,T", help="sizes among %s (default: all; --quick: %s)"
+                   % (",".join(_bench_cases.SIZES), ",".join(_bench_cases.QUICK["sizes"])))
+    p.add_argument("--widths", metavar="W,V", help="element widths in bytes among 1,2,4,8 "
+                   "(default: all; --quick: 1,4)")
     p.add_argument("--budget", type=float, metavar="S", help="seconds per protocol and thread "
                    "count per workload (default 0.4; --quick 0.08)")
     return p
@@ -97,6 +101,20 @@ def _check_outputs(args):
     return problems
 
 
+def _choice(text):
+    return text.split(",") if text else None
+
+
+def _check_choices(args):
+    problems = []
+    for flag, given, known in (("--sizes", args.sizes, list(_bench_cases.SIZES)),
+                               ("--widths", args.widths, [str(w) for w in _bench_cases.DTYPES])):
+        unknown = [v for v in _choice(given) or [] if v not in known]
+        if unknown:
+            problems.append("%s: %s not among %s" % (flag, ",".join(unknown), ",".join(known)))
+    return problems
+
+
 def _thread_counts(text):
     everyone = dmlcpu.get_num_threads()
     if not text:
@@ -135,7 +153,9 @@ def run(args, argv):
           "peer's time / dmlcpu's (above 1: dmlcpu faster)" % threads)
     for note in notes:
         print("note: " + note)
-    todo = [c for c in _bench_cases.cases(args.quick) if not args.filter or args.filter in
+    sizes, widths = _choice(args.sizes), _choice(args.widths)
+    todo = [c for c in _bench_cases.cases(args.quick, sizes, widths and [int(w) for w in widths])
+            if not args.filter or args.filter in
             "%s %s %s" % (c[0], _bench_cases.DTYPES[c[1]].__name__, c[2])]
     progress = _Progress(len(todo))
     rows = []
@@ -164,7 +184,7 @@ def run(args, argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
-    problems = _check_outputs(args)
+    problems = _check_choices(args) + _check_outputs(args)
     if problems:
         for problem in problems:
             print("bench: " + problem, file=sys.stderr)

@@ -223,12 +223,12 @@ FAMILIES = {
 }
 
 
-def cases(quick, families=None):
-    """Every (family, width, size) case of the full or the quick suite, lazily built (the data
-    of the 256 MiB cases is made only when that case runs)."""
-    chosen = families or (QUICK["families"] if quick else tuple(FAMILIES))
-    sizes = QUICK["sizes"] if quick else tuple(SIZES)
-    widths = QUICK["widths"] if quick else tuple(DTYPES)
+def cases(quick, sizes=None, widths=None):
+    """Every (family, width, size) case of the full or the quick suite (or of the sizes and
+    widths given), lazily built: the data of the largest cases is made only when they run."""
+    chosen = QUICK["families"] if quick else tuple(FAMILIES)
+    sizes = sizes or (QUICK["sizes"] if quick else tuple(SIZES))
+    widths = widths or (QUICK["widths"] if quick else tuple(DTYPES))
     for family in chosen:
         for width in widths:
             for label in sizes:

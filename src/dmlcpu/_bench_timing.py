@@ -56,7 +56,7 @@ def warm(fns, budget, min_rounds=5, max_rounds=400):
         t0 = time.perf_counter()
         fn()
         once = max(time.perf_counter() - t0, 1e-7)
-        batches.append(max(2, min(1000, int(WARM_BATCH_SECONDS / once))))
+        batches.append(max(1, min(1000, int(WARM_BATCH_SECONDS / once))))
     samples = [[] for _ in fns]
 
     def step():

@@ -125,7 +125,8 @@ enum {
     DMLCPU_CPU_OS_YMM = 1u << 9,
     DMLCPU_CPU_OS_ZMM = 1u << 10,
     DMLCPU_CPU_NEON = 1u << 11,
-    DMLCPU_CPU_FEATURE_COUNT = 12
+    DMLCPU_CPU_AVX512VBMI = 1u << 12, /* byte permutes: a sub-feature the avx512 table checks */
+    DMLCPU_CPU_FEATURE_COUNT = 13
 };
 
 void dmlcpu_init(void);
