@@ -29,6 +29,12 @@ def test_unwritable_path_refused_before_running(tmp_path, capsys, no_run, flag):
     assert not path.parent.exists()
 
 
+def test_unknown_sizes_widths_threads_refused(capsys, no_run):
+    assert _bench.main(["--sizes", "8M,7M", "--widths", "3", "--threads", "1,zero"]) == 2
+    err = capsys.readouterr().err
+    assert "--sizes: 7M" in err and "--widths: 3" in err and "--threads: zero" in err
+
+
 def test_plot_into_a_file_refused(tmp_path, capsys, no_run):
     target = tmp_path / "a-file"
     target.write_text("x")

@@ -112,6 +112,10 @@ def _check_choices(args):
         unknown = [v for v in _choice(given) or [] if v not in known]
         if unknown:
             problems.append("%s: %s not among %s" % (flag, ",".join(unknown), ",".join(known)))
+    bad = [t for t in _choice(args.threads) or []
+           if t.strip() != "all" and not (t.strip().isdigit() and 1 <= int(t) <= 256)]
+    if bad:
+        problems.append("--threads: %s not 'all' or a count from 1 to 256" % ",".join(bad))
     return problems
 
 
