@@ -2,6 +2,7 @@
 protocols, peers checked against dmlcpu, missing peers skipped, the Markdown renderer."""
 import json
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -95,6 +96,24 @@ def test_peer_with_a_different_result_is_dropped(monkeypatch):
     assert set(fns) == {"dmlcpu", "memcpy", "numpy"}
     assert notes == ["FAKE (4) int32: ort skipped (its result differs)"]
     assert set(_bench_run._peer_fns(_case(1, 1), 2, [])) == {"dmlcpu", "ort"}
+
+
+def test_a_very_slow_peer_is_timed_by_its_first_call(monkeypatch):
+    monkeypatch.setattr(_bench_run, "optional", lambda name: None)
+    case = _case(1, 1)
+
+    def slow_ort(ins, outs, n):
+        def run():
+            time.sleep(_bench_run.SLOW_SECONDS + 0.05)
+            outs[0].fill(1)
+        return run
+    case.builders["ort"] = slow_ort
+    rows = _bench_run.run_case(case, [1], 0.01, 2, [])
+    assert [r["protocol"] for r in rows] == ["cold", "warm"]
+    for row in rows:
+        assert row["one_call"] == ["ort"]
+        assert row["seconds"]["ort"] >= _bench_run.SLOW_SECONDS + 0.05
+        assert row["seconds"]["dmlcpu"] < 0.05
 
 
 def test_dmlcpu_disagreeing_with_numpy_is_an_error():

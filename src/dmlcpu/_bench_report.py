@@ -6,6 +6,7 @@ import re
 
 from ._bench_peers import PEER_LABELS
 from ._bench_cases import SIZES
+from ._bench_run import SLOW_FACTOR, SLOW_SECONDS
 
 RIVALS = ("numpy", "torch", "ort")
 COLORS = {"dmlcpu": "C0", "memcpy": "C7", "numpy": "C2", "torch": "C3", "ort": "C4"}
@@ -88,7 +89,8 @@ def full_table(rows):
              " | ".join(PEER_LABELS[p] + " GB/s" for p in peers) + " | best peer / dmlcpu |",
              "|---|---|---|---|" + "---|" * (len(peers) + 1)]
     for r in rows:
-        cells = ["%.1f" % gbs(r, p) if p in r["seconds"] else "—" for p in peers]
+        cells = ["%.1f%s" % (gbs(r, p), "*" if p in r.get("one_call", ()) else "")
+                 if p in r["seconds"] else "—" for p in peers]
         value = ratio(r)
         lines.append("| %s | %s | %d | %s | %s | %s |" % (
             r["name"], r["size"], r["threads"], r["protocol"], " | ".join(cells),
@@ -131,7 +133,9 @@ def markdown(data, plot_dir=None, full_table_path=None):
     else:
         out.append("No misses: dmlcpu is at least as fast as every peer in every measurement.")
     if full_table_path:
-        out += ["", "Every number: [`%s`](%s)." % (full_table_path, full_table_path)]
+        out += ["", "Every number: [`%s`](%s) (a `*` marks a peer timed by its first call "
+                "alone: it took over %.2f s and %dx dmlcpu's)." % (
+                    full_table_path, full_table_path, SLOW_SECONDS, SLOW_FACTOR)]
     if plot_dir:
         out.append("")
         for family in _families(rows):
