@@ -70,6 +70,8 @@ def machine_info(thread_counts):
         "active_isa": config["active_isa"],
         "thread_counts": list(thread_counts),
     }
+    if hasattr(os, "getloadavg"):
+        info["load_average"] = round(os.getloadavg()[0], 2)  # other work on the machine
     for key in ("stream_threshold", "llc_bytes", "llc_share_bytes"):
         if key in config:
             info[key] = config[key]

@@ -107,6 +107,8 @@ def machine_text(data):
         m["cpu"], m["cores"], " ".join(m["caches"]) or "unknown", m["active_isa"], versions)
     if "stream_threshold" in m:
         text += "; streaming stores from %d KiB" % (m["stream_threshold"] // 1024)
+    if "load_average" in m:
+        text += "; load average %.1f when it started" % m["load_average"]
     return text
 
 
