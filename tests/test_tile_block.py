@@ -16,15 +16,7 @@ from dmlcpu import _core
 import reference
 from arrays import Layout, SentinelOutput, contiguous_layout, random_input
 
-USABLE = _core._config()["usable_isas"]
 DTYPES = (np.int8, np.float16, np.float32, np.float64)
-
-
-@pytest.fixture(params=USABLE)
-def isa(request):
-    _core._force_isa(request.param)
-    yield request.param
-    _core._force_isa(None)
 
 
 @pytest.fixture(params=(1, 3))
