@@ -72,7 +72,7 @@ def machine_info(thread_counts):
     }
     if hasattr(os, "getloadavg"):
         info["load_average"] = round(os.getloadavg()[0], 2)  # other work on the machine
-    for key in ("stream_threshold", "llc_bytes", "llc_share_bytes"):
+    for key in ("stream_threshold", "llc_bytes", "llc_sharing"):
         if key in config:
             info[key] = config[key]
     for name, module_name in (("torch", "torch"), ("onnxruntime", "onnxruntime")):
