@@ -42,6 +42,9 @@ ISA_FLAGS = {
         "avx2": (["-mavx2", "-mfma", "-mf16c"], ["/arch:AVX2"]),
         "avx512": (["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx2", "-mfma", "-mf16c"],
                    ["/arch:AVX512"]),
+        # a sub-feature of avx512 (its units fill avx512 slots when the CPU has VBMI too)
+        "avx512vbmi": (["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi", "-mavx2",
+                        "-mfma", "-mf16c"], ["/arch:AVX512"]),
     },
 }
 

@@ -30,10 +30,10 @@ def per_isa(plan, inputs, outputs, budget=0.5):
 
 
 def gather():
-    """x16/x32/x64 gather (source stride s elements), L2-resident: 16 rows of 512 outputs."""
+    """x8/x16/x32/x64 gather (source stride s elements), L2-resident: 16 rows of 512 outputs."""
     print("gather: us per call, 16 x 512 elements;", " ".join(ISAS))
-    for dtype in (np.float16, np.float32, np.float64):
-        for s in (2, 3, 4, 6, 8):
+    for dtype in (np.int8, np.float16, np.float32, np.float64):
+        for s in (2, 3, 4, 6, 8, 9):
             x = np.ones((16, 512 * s), dtype)
             out = np.empty((16, 512), dtype)
             e = x.itemsize

@@ -133,11 +133,11 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
         c.unit = 1;
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
-        if (total_bytes >= DMLCPU_STREAM_MIN_BYTES && c.run >= STREAM_MIN_RUN_BYTES &&
+        if (total_bytes >= dmlcpu_stream_threshold() && c.run >= STREAM_MIN_RUN_BYTES &&
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (total_bytes >= DMLCPU_STREAM_MIN_BYTES && inner >= 1 && c.run >= 64 &&
+        } else if (total_bytes >= dmlcpu_stream_threshold() && inner >= 1 && c.run >= 64 &&
                    dst_strides[inner - 1] == c.run && table->copy.stream_rows != NULL) {
             /* shorter runs, but packed one after the other in the destination */
             c.kind = PANEL_ROWS;

@@ -60,6 +60,7 @@ uint32_t dmlcpu_detect_cpu_features(void) {
             if ((r[1] >> 17) & 1) f |= DMLCPU_CPU_AVX512DQ;
             if ((r[1] >> 30) & 1) f |= DMLCPU_CPU_AVX512BW;
             if ((r[1] >> 31) & 1) f |= DMLCPU_CPU_AVX512VL;
+            if ((r[2] >> 1) & 1) f |= DMLCPU_CPU_AVX512VBMI;
         }
     }
     if (!(f & DMLCPU_CPU_AVX)) f &= ~(uint32_t)(DMLCPU_CPU_FMA | DMLCPU_CPU_F16C);
@@ -71,7 +72,7 @@ uint32_t dmlcpu_detect_cpu_features(void) {
 
 static const char *const feature_names[DMLCPU_CPU_FEATURE_COUNT] = {
     "sse2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512dq", "avx512bw", "avx512vl",
-    "os_ymm", "os_zmm", "neon"};
+    "os_ymm", "os_zmm", "neon", "avx512vbmi"};
 
 const char *dmlcpu_cpu_feature_name(int bit) {
     if (bit < 0 || bit >= DMLCPU_CPU_FEATURE_COUNT) return NULL;

@@ -13,7 +13,8 @@
 #include "dispatch.h"
 
 /* setup.py defines DMLCPU_BUILD_<ISA> when it builds that ISA's units for this target. */
-#if (defined(DMLCPU_BUILD_AVX2) || defined(DMLCPU_BUILD_AVX512)) && \
+#if (defined(DMLCPU_BUILD_AVX2) || defined(DMLCPU_BUILD_AVX512) ||                            \
+     defined(DMLCPU_BUILD_AVX512VBMI)) &&                                                       \
     !(defined(__x86_64__) || defined(_M_X64))
 #error "x86 kernels are built only for a compiler that targets x86-64"
 #endif
@@ -43,8 +44,7 @@ static char config_note[160];
 static dmlcpu_dispatch tables[DMLCPU_ISA_COUNT]; /* tables[i]: capped at ISA i (if usable) */
 static _Atomic(const dmlcpu_dispatch *) active;
 
-static void overlay_copy(dmlcpu_dispatch *t, int isa) {
-    const dmlcpu_copy_kernels *k = isa_tables[isa].copy;
+static void overlay_copy(dmlcpu_dispatch *t, const dmlcpu_copy_kernels *k, int isa) {
     for (int w = 0; w < DMLCPU_COPY_WIDTHS; w++)
         for (int l = 0; l < DMLCPU_RUN_LAYOUT_COUNT; l++)
             if (k->run[w][l] != NULL) {
@@ -84,7 +84,13 @@ static void build_table(dmlcpu_dispatch *t, int cap) {
     t->copy_isa.stream = -1;
     t->copy_isa.stream_rows = -1;
     for (int isa = 0; isa <= cap; isa++)
-        if (usable_isas & (1u << isa)) overlay_copy(t, isa);
+        if (usable_isas & (1u << isa)) overlay_copy(t, isa_tables[isa].copy, isa);
+#if defined(DMLCPU_BUILD_AVX512VBMI)
+    /* a checked sub-feature: byte permutes (VBMI) beside avx512, for the 1-byte gather */
+    if (cap >= DMLCPU_ISA_AVX512 && (usable_isas & (1u << DMLCPU_ISA_AVX512)) &&
+        (cpu_features & DMLCPU_CPU_AVX512VBMI))
+        overlay_copy(t, &dmlcpu_copy_kernels__avx512vbmi, DMLCPU_ISA_AVX512);
+#endif
     for (int isa = 0; isa <= cap; isa++)
         if (usable_isas & (1u << isa)) overlay_scan(t, isa);
 }

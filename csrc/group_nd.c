@@ -41,7 +41,7 @@
 #define STREAM_MIN_BLOCK_BYTES (2 * LINE_BYTES)
 /*
  * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream from
- * DMLCPU_STREAM_MIN_BYTES written, like the per-run streaming of a copy; shorter blocks only from
+ * dmlcpu_stream_threshold() bytes written, like the per-run streaming of a copy; shorter blocks only from
  * STREAM_SHORT_MIN_BYTES. JOIN 4x(64,64,1024) along axis 2, one thread, ratio to memcpy, part by
  * part / one pass streamed (python -m dmlcpu bench, separate processes, medians): int8 (16 MiB
  * out, 1 KiB blocks) 0.74 / 0.70, float16 (32 MiB, 2 KiB) 1.47 / 1.40, float32 (64 MiB, 4 KiB)
@@ -182,7 +182,7 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
     int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
-    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES &&
+    if (total_bytes >= dmlcpu_stream_threshold() &&
         (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES))
         g->stream = dmlcpu_dispatch_table()->copy.stream;
     dmlcpu_parallel(group_chunk, g, dmlcpu_threads_for(total_bytes, g->outer_count));

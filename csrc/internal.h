@@ -82,13 +82,17 @@ void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize);
 /*
  * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call
  * one thread does it all (waking the pool costs ~10-20 us), and each thread gets at least
- * DMLCPU_PARALLEL_CHUNK_BYTES. Outputs of at least DMLCPU_STREAM_MIN_BYTES are written with
- * non-temporal stores where a kernel has them: far larger than the L2, they would only evict
- * useful lines.
+ * DMLCPU_PARALLEL_CHUNK_BYTES. Outputs of at least dmlcpu_stream_threshold() bytes (cache.c: set
+ * from the last-level cache at init) are written with non-temporal stores where a kernel has
+ * them: they cannot stay cached, so ordinary stores would only evict useful lines.
  */
 #define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
-#define DMLCPU_STREAM_MIN_BYTES ((int64_t)4 << 20)
+
+/* The last-level cache and the streaming threshold (cache.c), detected by dmlcpu_init. */
+void dmlcpu_cache_init(void);
+int64_t dmlcpu_parse_bytes(const char *s);
+int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing);
 
 /*
  * The parallel-for every driver uses (threads.c). A call cuts its work into independent chunks

@@ -131,7 +131,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
 
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
-    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES) c.flags |= DMLCPU_SCAN_STREAM;
+    if (total_bytes >= dmlcpu_stream_threshold()) c.flags |= DMLCPU_SCAN_STREAM;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
     dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, groups));
     return DMLCPU_OK;

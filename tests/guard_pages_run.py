@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 import dmlcpu as dml
+from dmlcpu import _core
 from dmlcpu._types import NUMPY_DTYPES
 from guarded import guarded_array
 from numpy.lib.stride_tricks import as_strided
@@ -191,7 +192,19 @@ def layout_cases(rng):
 
 
 def tile_cases(rng):
-    """TILE from packed and broadcast inputs, every width, doubling along each dim."""
+    """TILE from packed and broadcast inputs, every width: doubling along each dim, and (with the
+    block limit forced to 0, 64 bytes) one copy from a block of the input tiled, streamed."""
+    for limit in (-1, 0, 64):
+        _core._set_tile_block_limit(limit)
+        before = _core._set_stream_threshold(0 if limit >= 0 else -1)
+        try:
+            tile_cases_now(rng)
+        finally:
+            _core._set_tile_block_limit(-1)
+            _core._set_stream_threshold(before)
+
+
+def tile_cases_now(rng):
     for dtype, side, shape, repeats in itertools.product(
             WIDTHS, ("front", "back"), [(1, 1, 3), (2, 3, 1), (3, 1, 5)],
             [(1, 1, 5), (2, 3, 1), (3, 2, 2)]):

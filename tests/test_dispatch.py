@@ -216,10 +216,25 @@ def test_cpu_features_match_proc_cpuinfo():
     if flags is None or platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("needs /proc/cpuinfo on x86-64")
     features = set(_core._config()["cpu_features"])
-    for name in ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq"):
+    for name in ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
+                 "avx512vbmi"):
         assert (name in features) == (name in flags), name
     assert ("avx512" in USABLE) == ({"avx512f", "avx512bw", "avx512vl", "avx2"} <= flags)
     assert ("avx2" in USABLE) == ({"avx2", "fma", "f16c"} <= flags)
+
+
+@pytest.mark.skipif("avx512" not in USABLE, reason="no AVX-512 here")
+def test_byte_gather_uses_vbmi_only_where_the_cpu_has_it():
+    """The 1-byte gather's VBMI kernel is a checked sub-feature of avx512: it fills the avx512
+    table's slot only on a CPU with VBMI, and no narrower table."""
+    has_vbmi = "avx512vbmi" in _core._config()["cpu_features"]
+    for name in USABLE:
+        _core._force_isa(name)
+        try:
+            slot = _core._config()["kernels"]["x8_copy_gc"]
+        finally:
+            _core._force_isa(None)
+        assert slot == ("avx512" if name == "avx512" and has_vbmi else "scalar"), name
 
 
 def test_show_config_content():

@@ -15,10 +15,14 @@
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X64
 #define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #endif
-/* the largest of the three, in pairs of source vectors: sizes the mask tables */
+#ifndef DMLCPU_GATHER_MAX_STRIDE_X8 /* 8-bit lanes need a byte permute (AVX-512 VBMI) */
+#define DMLCPU_GATHER_MAX_STRIDE_X8 4
+#endif
+/* the largest of the four, in pairs of source vectors: sizes the mask tables */
 #define DMLCPU_GATHER_MAX2_(a, b) ((a) > (b) ? (a) : (b))
 #define DMLCPU_GATHER_MAX_PAIRS                                                                   \
-    ((DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X16,                                           \
+    ((DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X8,                        \
+                                              DMLCPU_GATHER_MAX_STRIDE_X16),                      \
                           DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X32,                       \
                                               DMLCPU_GATHER_MAX_STRIDE_X64)) + 1) / 2)
 
@@ -39,12 +43,15 @@ static inline void COPY_KERNEL(bc_vec)(char *dst, ptrdiff_t ds, const char *src,
 }
 #endif
 
-/* The permute gather works in lanes of 32 bits (16 where the ISA permutes those): 32-bit
- * elements take one lane, 64-bit ones two, 16-bit ones one 16-bit lane (COPY_LANES_<bits>). */
+/* The permute gather works in lanes of 32 bits (16 or 8 where the ISA permutes those): 32-bit
+ * elements take one lane, 64-bit ones two, 16- and 8-bit ones one lane of their width
+ * (COPY_LANES_<bits>). */
+#define COPY_LANES_8 8
 #define COPY_LANES_16 16
 #define COPY_LANES_32 32
 #define COPY_LANES_64 32
-#if COPY_BITS == 32 || (COPY_BITS == 16 && defined(DMLCPU_VEC_HAS_LANES16))
+#if COPY_BITS == 32 || (COPY_BITS == 16 && defined(DMLCPU_VEC_HAS_LANES16)) ||             \
+    (COPY_BITS == 8 && defined(DMLCPU_VEC_HAS_LANES8))
 #define LANE_BITS COPY_BITS
 #define LANE_T DMLCPU_PASTE(DMLCPU_PASTE(int, COPY_BITS), _t)
 #define LANE_MASK DMLCPU_PASTE(dmlcpu_vmask, COPY_BITS)
@@ -106,7 +113,8 @@ static inline size_t DMLCPU_KERNEL(DMLCPU_PASTE(gather_any, LANE_BITS))(char *ds
 #undef LANE_MASK
 #endif
 
-#if COPY_BITS >= 32 || (COPY_BITS == 16 && defined(DMLCPU_VEC_HAS_LANES16))
+#if COPY_BITS >= 32 || (COPY_BITS == 16 && defined(DMLCPU_VEC_HAS_LANES16)) ||             \
+    (COPY_BITS == 8 && defined(DMLCPU_VEC_HAS_LANES8))
 #define GATHER_LANE_BITS DMLCPU_PASTE(COPY_LANES_, COPY_BITS)
 /* gather: the permute gather over the run's whole spans, the portable loop for the rest */
 static inline void COPY_KERNEL(gc_vec)(char *dst, ptrdiff_t ds, const char *src, ptrdiff_t ss,

@@ -48,6 +48,21 @@ static inline dmlcpu_vec dmlcpu_vec_permute2_16(dmlcpu_vec a, dmlcpu_vec idx, dm
 static inline dmlcpu_vec dmlcpu_vec_select16(dmlcpu_vmask16 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
     return _mm512_mask_blend_epi16(m, otherwise, if_set);
 }
+#if defined(DMLCPU_WITH_VBMI)
+/* 8-bit lanes: the byte permute is AVX-512 VBMI, which only a unit compiled for it may use */
+typedef __mmask64 dmlcpu_vmask8; /* one bit per 8-bit lane */
+#define DMLCPU_VEC_HAS_LANES8 1
+static inline dmlcpu_vmask8 dmlcpu_vmask8_from_lanes(const int8_t *w) {
+    return _mm512_test_epi8_mask(dmlcpu_vec_load(w), dmlcpu_vec_load(w));
+}
+static inline dmlcpu_vec dmlcpu_vec_permute2_8(dmlcpu_vec a, dmlcpu_vec idx, dmlcpu_vec b) {
+    return _mm512_permutex2var_epi8(a, idx, b);
+}
+static inline dmlcpu_vec dmlcpu_vec_select8(dmlcpu_vmask8 m, dmlcpu_vec if_set,
+                                            dmlcpu_vec otherwise) {
+    return _mm512_mask_blend_epi8(m, otherwise, if_set);
+}
+#endif
 /* Scalar F16C conversions (the unit is compiled with -mf16c): FLOAT32 -> FLOAT16 rounds to
  * nearest even whatever MXCSR says (the immediate selects the rounding). */
 static inline float dmlcpu_f16c_to_f32(uint16_t h) { return _cvtsh_ss(h); }

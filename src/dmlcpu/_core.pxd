@@ -50,6 +50,16 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     uint32_t dmlcpu_usable_isas()
     int dmlcpu_active_isa()
     const char *dmlcpu_config_note()
+    ctypedef struct dmlcpu_cache_info:
+        int64_t llc_bytes
+        int32_t llc_sharing
+        int32_t llc_detected
+        int64_t stream_threshold
+        int32_t threshold_from_env
+    const dmlcpu_cache_info *dmlcpu_cache()
+    void dmlcpu_set_stream_threshold(int64_t bytes)
+    int64_t dmlcpu_stream_threshold()
+    void dmlcpu_set_tile_block_limit(int64_t bytes)
     int dmlcpu_kernel_slot_count()
     const char *dmlcpu_kernel_slot_name(int slot)
     int dmlcpu_kernel_slot_isa(int slot)

@@ -17,6 +17,7 @@ def _config():
     """The runtime configuration as a dict (what show_config prints)."""
     cdef uint32_t features = dmlcpu_cpu_features()
     cdef int slot, isa
+    cdef const dmlcpu_cache_info *cache = dmlcpu_cache()
     kernels = {}
     for slot in range(dmlcpu_kernel_slot_count()):
         isa = dmlcpu_kernel_slot_isa(slot)
@@ -32,7 +33,23 @@ def _config():
         "num_threads": dmlcpu_get_num_threads(),
         "thread_pool": bool(dmlcpu_threads_compiled()),
         "note": dmlcpu_config_note().decode(),
+        "llc_bytes": cache.llc_bytes,
+        "llc_sharing": cache.llc_sharing,
+        "llc_detected": bool(cache.llc_detected),
+        "stream_threshold": dmlcpu_stream_threshold(),
+        "stream_threshold_source": _threshold_source(cache),
     }
+
+
+cdef str _threshold_source(const dmlcpu_cache_info *cache):
+    if dmlcpu_stream_threshold() != cache.stream_threshold:
+        return "set by _set_stream_threshold"
+    if cache.threshold_from_env == 1:
+        return "DMLCPU_STREAM_THRESHOLD"
+    rule = "from the last-level cache" if cache.llc_detected else "no cache detected: a default"
+    if cache.threshold_from_env == -1:
+        return rule + "; a malformed DMLCPU_STREAM_THRESHOLD was ignored"
+    return rule
 
 
 def show_config(file=None):
@@ -48,12 +65,30 @@ def show_config(file=None):
         "usable ISAs:   " + " ".join(c["usable_isas"]),
         "active ISA:    " + c["active_isa"],
         "threads:       %d%s" % (c["num_threads"], "" if c["thread_pool"] else " (no pool in this build)"),
+        "last-level cache: %d KiB shared by %d CPU(s)%s" % (
+            c["llc_bytes"] // 1024, c["llc_sharing"], "" if c["llc_detected"] else " (assumed)"),
+        "streaming stores: outputs of %d KiB and more (%s)" % (
+            c["stream_threshold"] // 1024, c["stream_threshold_source"]),
         "kernels:",
     ]
     lines += ["  %-7s %s" % (isa, " ".join(names)) for isa, names in by_isa.items()]
     if c["note"]:
         lines.append("note:          " + c["note"])
     print("\n".join(lines), file=file if file is not None else _sys.stdout)
+
+
+def _set_stream_threshold(n):
+    """Benchmarks and tests: copies writing at least n bytes stream from now on (-1: the detected
+    threshold again). Returns the threshold in force before."""
+    cdef int64_t before = dmlcpu_stream_threshold()
+    dmlcpu_set_stream_threshold(_operator.index(n))
+    return before
+
+
+def _set_tile_block_limit(n):
+    """Tests: TILE outputs above n bytes are written from a cached block of at most n bytes
+    (-1: the built-in limit again)."""
+    dmlcpu_set_tile_block_limit(_operator.index(n))
 
 
 def set_num_threads(n):

@@ -125,10 +125,30 @@ enum {
     DMLCPU_CPU_OS_YMM = 1u << 9,
     DMLCPU_CPU_OS_ZMM = 1u << 10,
     DMLCPU_CPU_NEON = 1u << 11,
-    DMLCPU_CPU_FEATURE_COUNT = 12
+    DMLCPU_CPU_AVX512VBMI = 1u << 12, /* byte permutes: a sub-feature the avx512 table checks */
+    DMLCPU_CPU_FEATURE_COUNT = 13
 };
 
 void dmlcpu_init(void);
+
+/*
+ * The last-level cache seen at initialization and the streaming threshold derived from it:
+ * copies writing at least stream_threshold bytes use non-temporal stores.
+ */
+typedef struct dmlcpu_cache_info {
+    int64_t llc_bytes;          /* the last-level cache (a default when not detected) */
+    int32_t llc_sharing;        /* logical CPUs sharing it */
+    int32_t llc_detected;       /* 0: nothing answered, llc_bytes is the default */
+    int64_t stream_threshold;   /* bytes */
+    int32_t threshold_from_env; /* 1: DMLCPU_STREAM_THRESHOLD; -1: that variable was malformed */
+} dmlcpu_cache_info;
+const dmlcpu_cache_info *dmlcpu_cache(void);
+/* For benchmarks and tests: the threshold from now on (bytes; -1 restores the detected one). */
+void dmlcpu_set_stream_threshold(int64_t bytes);
+int64_t dmlcpu_stream_threshold(void);
+/* For tests: TILE outputs above this many bytes are written from a cached block of at most this
+ * size (-1 or anything above 2 MiB: the built-in 2 MiB), smaller ones by doubling in place. */
+void dmlcpu_set_tile_block_limit(int64_t bytes);
 uint32_t dmlcpu_cpu_features(void);
 /* Name of feature bit number bit (0 .. DMLCPU_CPU_FEATURE_COUNT-1), NULL outside. */
 const char *dmlcpu_cpu_feature_name(int bit);

@@ -1,0 +1,73 @@
+"""A/B of one tuning knob: the same dmlcpu call at several settings, in one process, interleaved,
+each setting on its own buffers, in both protocols. Run with PYTHONPATH=src:
+
+    python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,128M]
+                                  [--families "JOIN 4 axis 1;..."] [--threads 1,2]
+    python benchmarks/bench_ab.py --knob tile --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
+
+Knobs: ``stream``, the streaming-store threshold (bytes written per call; "off" never streams);
+``tile``, TILE's block limit ("off": every output doubled in place, the algorithm before the
+block). "auto" is the built-in setting. Prints, per case, milliseconds per call at each setting
+and the first setting's time over it (above 1: that setting is faster). Used for
+benchmarks/NOTES.md.
+"""
+import argparse
+
+import dmlcpu
+from dmlcpu import _bench_cases, _core
+from dmlcpu._bench_timing import PROTOCOLS
+
+
+def parse_size(text):
+    if text == "off":
+        return 1 << 62
+    if text == "auto":
+        return -1
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1], 1)
+    return int(text.rstrip("KMG")) * scale
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--knob", choices=("stream", "tile"), default="stream")
+    p.add_argument("--values", default="auto,4M,off")
+    p.add_argument("--sizes", default="8M,32M,128M")
+    p.add_argument("--widths", default="1,4")
+    p.add_argument("--families", default="SPLIT axis 1 into 4;SPLIT axis 2 into [100, 300, 624];"
+                   "JOIN 4 axis 1;JOIN 4 axis 2;SLICE [:, m/8:7m/8, :];"
+                   "TILE (1,c,32,32) x (8,1,4,4);TILE (r,1,1024) x (1,64,1);CUM_SUM axis 0")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--budget", type=float, default=1.0)
+    args = p.parse_args()
+    thresholds = args.values.split(",")
+    setter = {"stream": _core._set_stream_threshold, "tile": _core._set_tile_block_limit}[args.knob]
+    print("detected stream threshold: %d KiB" % (_core._config()["stream_threshold"] // 1024))
+    for family in args.families.split(";"):
+        for width in (int(w) for w in args.widths.split(",")):
+            for size in args.sizes.split(","):
+                case = _bench_cases.FAMILIES[family](_bench_cases.SIZES[size],
+                                                     _bench_cases.DTYPES[width], size)
+                fns = []
+                for t in thresholds:
+                    ins, outs = case.buffers()
+                    run = case.builders["dmlcpu"](ins, outs)
+
+                    def fn(run=run, value=parse_size(t)):
+                        setter(value)
+                        run()
+                    fns.append(fn)
+                for threads in (int(n) for n in args.threads.split(",")):
+                    dmlcpu.set_num_threads(threads)
+                    cells = []
+                    for protocol, timer in PROTOCOLS.items():
+                        medians, _ = timer(fns, args.budget)
+                        cells.append("%s %s" % (protocol, " ".join(
+                            "%s %.3f ms (%.2f)" % (t, m * 1e3, medians[0] / m)
+                            for t, m in zip(thresholds, medians))))
+                    print("%-60s %4s %d thr | %s" % (case.name, size, threads, " | ".join(cells)),
+                          flush=True)
+                setter(-1)
+
+
+if __name__ == "__main__":
+    main()

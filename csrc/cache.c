@@ -1,0 +1,216 @@
+/*
+ * The last-level cache and the streaming-store threshold, detected once at initialization.
+ *
+ * A copy whose output cannot stay in the cache gains from non-temporal stores (no read for
+ * ownership, no eviction of the caller's data); one whose output fits loses by them, since the
+ * next reader then fetches the output from memory. The threshold follows glibc's memcpy
+ * (sysdeps/x86/dl-cacheinfo.h since 2.38: a quarter of the whole last-level cache, but never less
+ * than three quarters of one thread's share of it), halved: glibc compares it with the length of
+ * one buffer, while a copy keeps its input in the cache beside its output (at 8 MiB written,
+ * streaming was 1.2-2.7x faster here than ordinary stores: benchmarks/NOTES.md). Sources, first
+ * that answers:
+ *   Linux:   /sys/devices/system/cpu/cpu0/cache/index*: the highest level's size and
+ *            shared_cpu_list (how many logical CPUs share it); then sysconf(_SC_LEVEL3_CACHE_SIZE,
+ *            _SC_LEVEL2_CACHE_SIZE)
+ *   Windows: GetLogicalProcessorInformationEx(RelationCache): the highest level's CacheSize and
+ *            the popcount of its GroupMask
+ *   macOS:   sysctl hw.perflevel0.l2cachesize / hw.perflevel0.cpusperl2, else hw.l3cachesize,
+ *            hw.l2cachesize
+ *   else:    DEFAULT_LLC_BYTES shared by one thread.
+ * DMLCPU_STREAM_THRESHOLD (bytes, or with a K, M or G suffix) overrides the threshold.
+ */
+#if defined(__linux__)
+#define _GNU_SOURCE /* sysconf(_SC_LEVEL3_CACHE_SIZE) */
+#endif
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(_WIN32)
+#include <windows.h>
+#elif defined(__APPLE__)
+#include <sys/sysctl.h>
+#include <sys/types.h>
+#elif defined(__linux__)
+#include <unistd.h>
+#endif
+
+/* A cache most machines of the last decade have at least, when nothing can be detected: with one
+ * sharer it gives a 3 MiB threshold. */
+#define DEFAULT_LLC_BYTES ((int64_t)8 << 20)
+
+static dmlcpu_cache_info info;
+/* the threshold the drivers read: info's, or one a benchmark or test set */
+static _Atomic int64_t threshold = (int64_t)4 << 20;
+
+/* "123", "32K", "16M", "1G" (case-insensitive suffix) -> bytes; -1 if malformed or > 2^62. */
+int64_t dmlcpu_parse_bytes(const char *s) {
+    if (s == NULL || *s < '0' || *s > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0) return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    }
+    if (*end != '\0' || v > ((unsigned long long)1 << 62) >> shift) return -1;
+    return (int64_t)(v << shift);
+}
+
+int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing) {
+    if (sharing < 1) sharing = 1;
+    int64_t quarter = llc_bytes / 4, share = llc_bytes / sharing / 4 * 3;
+    return (quarter > share ? quarter : share) / 2;
+}
+
+#if defined(__linux__)
+/* Number of CPUs in a list such as "0-3,8-11", 0 if unreadable. */
+static int32_t count_cpu_list(const char *s) {
+    int32_t count = 0;
+    while (*s >= '0' && *s <= '9') {
+        char *end;
+        long lo = strtol(s, &end, 10), hi = lo;
+        if (*end == '-') hi = strtol(end + 1, &end, 10);
+        if (hi < lo || hi - lo > 1 << 20) return 0;
+        count += (int32_t)(hi - lo + 1);
+        s = *end == ',' ? end + 1 : end;
+    }
+    return count;
+}
+
+static int read_line(const char *dir, const char *name, char *buf, size_t size) {
+    char path[160];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return 0;
+    int ok = fgets(buf, (int)size, f) != NULL;
+    fclose(f);
+    if (ok) buf[strcspn(buf, "\n")] = '\0';
+    return ok;
+}
+
+static int detect(int64_t *bytes, int32_t *sharing) {
+    int best_level = 0;
+    for (int i = 0; i < 16; i++) {
+        char dir[16], level[16], type[32], size[32], cpus[256];
+        snprintf(dir, sizeof dir, "index%d", i);
+        if (!read_line(dir, "level", level, sizeof level)) break;
+        if (!read_line(dir, "type", type, sizeof type) || strcmp(type, "Instruction") == 0 ||
+            !read_line(dir, "size", size, sizeof size))
+            continue;
+        int lv = atoi(level);
+        int64_t b = dmlcpu_parse_bytes(size);
+        if (lv <= best_level || b <= 0) continue;
+        best_level = lv;
+        *bytes = b;
+        *sharing = read_line(dir, "shared_cpu_list", cpus, sizeof cpus) ? count_cpu_list(cpus) : 1;
+        if (*sharing < 1) *sharing = 1;
+    }
+    if (best_level > 0) return 1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l3 > 0 || l2 > 0) {
+        *bytes = l3 > 0 ? l3 : l2;
+        *sharing = 1; /* unknown: a thread's share is taken as the whole cache */
+        return 1;
+    }
+#endif
+    return 0;
+}
+#elif defined(_WIN32)
+static int detect(int64_t *bytes, int32_t *sharing) {
+    DWORD length = 0;
+    GetLogicalProcessorInformationEx(RelationCache, NULL, &length);
+    if (GetLastError() != ERROR_INSUFFICIENT_BUFFER || length == 0) return 0;
+    char *buffer = malloc(length);
+    if (buffer == NULL) return 0;
+    int found = 0, best_level = 0;
+    PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX all = (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)buffer;
+    if (GetLogicalProcessorInformationEx(RelationCache, all, &length)) {
+        for (DWORD at = 0; at < length;) {
+            PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX p =
+                (PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX)(buffer + at);
+            if (p->Size == 0) break;
+            const CACHE_RELATIONSHIP *c = &p->Cache;
+            if (p->Relationship == RelationCache && c->Type != CacheInstruction &&
+                c->Level > best_level && c->CacheSize > 0) {
+                KAFFINITY mask = c->GroupMask.Mask;
+                int32_t n = 0;
+                for (; mask != 0; mask &= mask - 1) n++;
+                best_level = c->Level;
+                *bytes = (int64_t)c->CacheSize;
+                *sharing = n > 0 ? n : 1;
+                found = 1;
+            }
+            at += p->Size;
+        }
+    }
+    free(buffer);
+    return found;
+}
+#elif defined(__APPLE__)
+static int64_t sysctl_int(const char *name) {
+    int64_t v = 0;
+    size_t size = sizeof v;
+    if (sysctlbyname(name, &v, &size, NULL, 0) != 0 || size > sizeof v) return 0;
+    /* a 4-byte answer sits in the low half on these little-endian machines */
+    return size == 4 ? (int64_t)(uint32_t)v : v;
+}
+
+static int detect(int64_t *bytes, int32_t *sharing) {
+    int64_t b = sysctl_int("hw.perflevel0.l2cachesize");
+    int64_t n = sysctl_int("hw.perflevel0.cpusperl2");
+    if (b <= 0) b = sysctl_int("hw.l3cachesize"), n = 0;
+    if (b <= 0) b = sysctl_int("hw.l2cachesize"), n = 0;
+    if (b <= 0) return 0;
+    *bytes = b;
+    *sharing = n > 0 && n < 4096 ? (int32_t)n : 1;
+    return 1;
+}
+#else
+static int detect(int64_t *bytes, int32_t *sharing) {
+    (void)bytes;
+    (void)sharing;
+    return 0;
+}
+#endif
+
+void dmlcpu_cache_init(void) {
+    info.llc_bytes = DEFAULT_LLC_BYTES;
+    info.llc_sharing = 1;
+    info.llc_detected = detect(&info.llc_bytes, &info.llc_sharing);
+    info.stream_threshold = dmlcpu_stream_threshold_rule(info.llc_bytes, info.llc_sharing);
+    info.threshold_from_env = 0;
+    const char *env = getenv("DMLCPU_STREAM_THRESHOLD");
+    if (env != NULL && *env != '\0') {
+        int64_t v = dmlcpu_parse_bytes(env);
+        if (v >= 0) {
+            info.stream_threshold = v;
+            info.threshold_from_env = 1;
+        } else {
+            info.threshold_from_env = -1; /* malformed: ignored, and show_config says so */
+        }
+    }
+    atomic_store(&threshold, info.stream_threshold);
+}
+
+const dmlcpu_cache_info *dmlcpu_cache(void) {
+    dmlcpu_init();
+    return &info;
+}
+
+int64_t dmlcpu_stream_threshold(void) {
+    return atomic_load_explicit(&threshold, memory_order_relaxed);
+}
+
+void dmlcpu_set_stream_threshold(int64_t bytes) {
+    dmlcpu_init();
+    atomic_store(&threshold, bytes < 0 ? info.stream_threshold : bytes);
+}

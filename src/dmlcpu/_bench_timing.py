@@ -1,0 +1,88 @@
+"""Timing for the benchmark: two protocols over a list of callables.
+
+*cold*: rounds interleaved A B C A B C, one call per sample, so each call finds the caches holding
+the data the other callables just touched (each callable owns its own buffers). *warm*: in each
+round every callable runs a batch of calls back to back after one untimed call, so its data is
+cached as far as it fits. Both report the median over rounds; interleaving the rounds makes a burst
+of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
+machine.
+"""
+import time
+
+WARM_BATCH_SECONDS = 2e-3
+
+
+def _median(samples):
+    ordered = sorted(samples)
+    return ordered[len(ordered) // 2]
+
+
+def spread(samples):
+    """max/min of the middle half of the samples: how noisy a median is."""
+    ordered = sorted(samples)
+    quarter = len(ordered) // 4
+    middle = ordered[quarter:len(ordered) - quarter] or ordered
+    return middle[-1] / middle[0]
+
+
+def _rounds(step, budget, min_rounds, max_rounds):
+    deadline = time.perf_counter() + budget
+    rounds = 0
+    while rounds < max_rounds and (rounds < min_rounds or time.perf_counter() < deadline):
+        step()
+        rounds += 1
+
+
+def cold(fns, budget, min_rounds=5, max_rounds=400):
+    """(median seconds of one call of each function, samples of the first), interleaved."""
+    for fn in fns:
+        fn()  # first-touch page faults, lazy imports, thread pool start
+    samples = [[] for _ in fns]
+
+    def step():
+        for fn, out in zip(fns, samples):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    _rounds(step, budget, min_rounds, max_rounds)
+    return [_median(s) for s in samples], samples[0]
+
+
+def warm(fns, budget, min_rounds=5, max_rounds=400):
+    """(median seconds per call of each function run back to back, samples of the first)."""
+    batches = []
+    for fn in fns:
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        once = max(time.perf_counter() - t0, 1e-7)
+        batches.append(max(1, min(1000, int(WARM_BATCH_SECONDS / once))))
+    samples = [[] for _ in fns]
+
+    def step():
+        for fn, batch, out in zip(fns, batches, samples):
+            fn()  # untimed: brings this callable's data back into the caches
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            out.append((time.perf_counter() - t0) / batch)
+    _rounds(step, budget, min_rounds, max_rounds)
+    return [_median(s) for s in samples], samples[0]
+
+
+PROTOCOLS = {"cold": cold, "warm": warm}
+
+
+def measure(fns, budget, min_rounds=5, max_rounds=200):
+    """The kernel scripts' measure (benchmarks/bench_kernels.py): warm medians and the spread of
+    the first function."""
+    medians, first = warm(fns, budget, min_rounds, max_rounds)
+    return medians, spread(first)
+
+
+def memcpy_of(nbytes):
+    """A memcpy of nbytes between two preallocated buffers (np.copyto), the reference speed."""
+    import numpy as np
+    a = np.ones(nbytes, np.uint8)
+    b = np.empty(nbytes, np.uint8)
+    return lambda: np.copyto(b, a)

@@ -1,0 +1,145 @@
+"""python -m dmlcpu bench: output paths checked before running, equal-thread rows in both
+protocols, peers checked against dmlcpu, missing peers skipped, the Markdown renderer."""
+import json
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from dmlcpu import _bench, _bench_report, _bench_run
+from dmlcpu._bench_cases import Case
+
+TINY = ["--quick", "--threads", "1", "--budget", "0.01",
+        "--filter", "SPLIT axis 1 into 4 int8 512K"]
+
+
+@pytest.fixture
+def no_run(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the bench ran although an output path was unusable")
+    monkeypatch.setattr(_bench, "run", refuse)
+
+
+@pytest.mark.parametrize("flag", ["--json", "--markdown-into"])
+def test_unwritable_path_refused_before_running(tmp_path, capsys, no_run, flag):
+    path = tmp_path / "missing-dir" / "results.json"
+    assert _bench.main(["--quick", flag, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert flag in err and str(path) in err
+    assert not path.parent.exists()
+
+
+def test_unknown_sizes_widths_threads_refused(capsys, no_run):
+    assert _bench.main(["--sizes", "8M,7M", "--widths", "3", "--threads", "1,zero"]) == 2
+    err = capsys.readouterr().err
+    assert "--sizes: 7M" in err and "--widths: 3" in err and "--threads: zero" in err
+
+
+def test_plot_into_a_file_refused(tmp_path, capsys, no_run):
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    assert _bench.main(["--quick", "--plot", str(target / "plots")]) == 2
+    assert "--plot" in capsys.readouterr().err
+
+
+def test_readme_without_markers_refused(tmp_path, capsys, no_run):
+    readme = tmp_path / "README.md"
+    readme.write_text("# no section here\n")
+    assert _bench.main(["--quick", "--markdown-into", str(readme)]) == 2
+    assert "section" in capsys.readouterr().err
+    assert readme.read_text() == "# no section here\n"
+
+
+def test_good_json_path_not_left_behind_when_another_is_bad(tmp_path, no_run):
+    good = tmp_path / "results.json"
+    assert _bench.main(["--quick", "--json", str(good), "--from", str(tmp_path / "no.json")]) == 2
+    assert not good.exists()
+
+
+def test_tiny_run_writes_rows_for_both_protocols(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    assert _bench.main(TINY + ["--json", str(path)]) == 0
+    data = json.loads(path.read_text())
+    assert {"cpu", "numpy", "dmlcpu", "active_isa", "thread_counts"} <= set(data["machine"])
+    rows = data["rows"]
+    assert sorted(r["protocol"] for r in rows) == ["cold", "warm"]
+    for row in rows:
+        assert row["threads"] == 1 and row["dtype"] == "int8" and row["size"] == "512K"
+        assert {"dmlcpu", "numpy", "memcpy"} <= set(row["seconds"])
+        assert all(t > 0 for t in row["seconds"].values())
+    assert (tmp_path / "r.md").read_text().count("| SPLIT axis 1 into 4") == 2
+    assert "SPLIT axis 1 into 4" in capsys.readouterr().out
+
+
+def test_missing_torch_and_onnxruntime_are_skipped_with_a_note(monkeypatch, capsys):
+    for name in ("torch", "onnxruntime", "onnx"):
+        monkeypatch.setitem(sys.modules, name, None)  # import now raises ImportError
+    assert _bench.main(TINY) == 0
+    out = capsys.readouterr().out
+    assert "PyTorch is not installed" in out and "ONNX Runtime is not installed" in out
+
+
+def _case(dml_value, peer_value):
+    """A one-output case whose peers write constants, to see how the runner checks them."""
+    def writer(value):
+        return lambda ins, outs: lambda: outs[0].fill(value)
+    return Case("FAKE", "(4)", np.int32, "512K", [np.zeros(4, np.int32)], [(4,)], None,
+                dmlcpu=writer(dml_value), numpy=writer(dml_value), torch=None,
+                ort=lambda ins, outs, n: writer(peer_value)(ins, outs))
+
+
+def test_peer_with_a_different_result_is_dropped(monkeypatch):
+    monkeypatch.setattr(_bench_run, "optional", lambda name: None)
+    notes = []
+    fns = _bench_run._peer_fns(_case(1, 2), 1, notes)
+    assert set(fns) == {"dmlcpu", "memcpy", "numpy"}
+    assert notes == ["FAKE (4) int32: ort skipped (its result differs)"]
+    assert set(_bench_run._peer_fns(_case(1, 1), 2, [])) == {"dmlcpu", "ort"}
+
+
+def test_a_very_slow_peer_is_timed_by_its_first_call(monkeypatch):
+    monkeypatch.setattr(_bench_run, "optional", lambda name: None)
+    case = _case(1, 1)
+
+    def slow_ort(ins, outs, n):
+        def run():
+            time.sleep(_bench_run.SLOW_SECONDS + 0.05)
+            outs[0].fill(1)
+        return run
+    case.builders["ort"] = slow_ort
+    rows = _bench_run.run_case(case, [1], 0.01, 2, [])
+    assert [r["protocol"] for r in rows] == ["cold", "warm"]
+    for row in rows:
+        assert row["one_call"] == ["ort"]
+        assert row["seconds"]["ort"] >= _bench_run.SLOW_SECONDS + 0.05
+        assert row["seconds"]["dmlcpu"] < 0.05
+
+
+def test_dmlcpu_disagreeing_with_numpy_is_an_error():
+    case = _case(1, 1)
+    case.builders["numpy"] = lambda ins, outs: lambda: outs[0].fill(7)
+    with pytest.raises(AssertionError, match="differs from NumPy"):
+        _bench_run._peer_fns(case, 1, [])
+
+
+def _row(family, dtype, size, threads, protocol, **seconds):
+    return {"family": family, "name": family + " " + dtype, "dtype": dtype, "width": 4,
+            "size": size, "bytes": 10 ** 9, "written": 5 * 10 ** 8, "threads": threads,
+            "protocol": protocol, "seconds": seconds, "spread": 1.0}
+
+
+def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
+    rows = [_row("JOIN", "float32", "8M", 1, "cold", dmlcpu=1.0, numpy=2.0, ort=1.5),
+            _row("JOIN", "float32", "32M", 1, "cold", dmlcpu=1.0, ort=0.8, memcpy=1.0),
+            _row("JOIN", "float32", "8M", 2, "warm", dmlcpu=1.0, torch=1.25)]
+    data = {"machine": {"cpu": "CPU", "cores": 2, "caches": [], "active_isa": "scalar",
+                        "python": "3", "numpy": "2", "dmlcpu": "0"}, "rows": rows}
+    text = _bench_report.markdown(data)
+    table = [line for line in text.splitlines() if line.startswith("| JOIN")]
+    assert table == ["| JOIN | float32 | **0.80** (ONNX Runtime, 32M) | 1.25 |"]
+    assert "Misses: 1 of 3 measurements are below 1" in text
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))
+    _bench_report.replace_section(str(readme), text)
+    assert readme.read_text() == "intro\n" + text + "tail\n"

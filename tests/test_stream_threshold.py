@@ -1,0 +1,130 @@
+"""The last-level cache seen at initialization, the streaming threshold derived from it, the
+DMLCPU_STREAM_THRESHOLD override, and results that never depend on the threshold."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dmlcpu
+from dmlcpu import _core
+
+import reference
+from conftest import assert_same_bits
+
+CONFIG = _core._config()
+MiB = 1 << 20
+
+
+def config_with_env(**env):
+    code = "import json, dmlcpu._core as c; print(json.dumps(c._config()))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=dict(os.environ, **env), timeout=120)
+    assert result.returncode == 0, result.stderr
+    import json
+    return json.loads(result.stdout)
+
+
+def glibc_rule(llc, sharing):
+    """glibc's memcpy threshold (sysdeps/x86/dl-cacheinfo.h, 2.38+): a quarter of the whole
+    cache, at least three quarters of one thread's share; halved, as a copy's input shares the
+    cache with its output."""
+    return max(llc // 4, llc // sharing // 4 * 3) // 2
+
+
+def test_threshold_follows_the_cache_rule():
+    assert CONFIG["llc_bytes"] > 0 and CONFIG["llc_sharing"] >= 1
+    assert CONFIG["stream_threshold"] == glibc_rule(CONFIG["llc_bytes"], CONFIG["llc_sharing"])
+    assert CONFIG["stream_threshold_source"] in ("from the last-level cache",
+                                                 "no cache detected: a default")
+
+
+def _sysfs_last_level():
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    best = None
+    for name in sorted(os.listdir(base)):
+        def read(field):
+            with open(os.path.join(base, name, field)) as f:
+                return f.read().strip()
+        if not name.startswith("index") or read("type") == "Instruction":
+            continue
+        level, size = int(read("level")), read("size")
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        nbytes = int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+        cpus = 0
+        for part in read("shared_cpu_list").split(","):
+            lo, _, hi = part.partition("-")
+            cpus += int(hi or lo) - int(lo) + 1
+        if best is None or level > best[0]:
+            best = (level, nbytes, cpus)
+    return best
+
+
+@pytest.mark.skipif(not os.path.isdir("/sys/devices/system/cpu/cpu0/cache/index0"),
+                    reason="no Linux sysfs cache description here")
+def test_linux_reads_the_highest_cache_level_from_sysfs():
+    level, nbytes, cpus = _sysfs_last_level()
+    assert CONFIG["llc_detected"]
+    assert (CONFIG["llc_bytes"], CONFIG["llc_sharing"]) == (nbytes, cpus)
+
+
+@pytest.mark.parametrize("text, expected", [("123456", 123456), ("64K", 64 << 10),
+                                            ("3m", 3 * MiB), ("1G", 1 << 30), ("0", 0)])
+def test_environment_overrides_the_threshold(text, expected):
+    config = config_with_env(DMLCPU_STREAM_THRESHOLD=text)
+    assert config["stream_threshold"] == expected
+    assert config["stream_threshold_source"] == "DMLCPU_STREAM_THRESHOLD"
+
+
+@pytest.mark.parametrize("text", ["-1", "12x", "K", "99999999999G", "1.5M", " 5"])
+def test_malformed_environment_is_ignored_and_said(text):
+    config = config_with_env(DMLCPU_STREAM_THRESHOLD=text)
+    assert config["stream_threshold"] == CONFIG["stream_threshold"]
+    assert "malformed DMLCPU_STREAM_THRESHOLD was ignored" in config["stream_threshold_source"]
+
+
+def test_show_config_prints_the_threshold(capsys):
+    dmlcpu.show_config()
+    out = capsys.readouterr().out
+    assert "streaming stores: outputs of %d KiB and more" % (
+        CONFIG["stream_threshold"] // 1024) in out
+    assert "last-level cache: %d KiB" % (CONFIG["llc_bytes"] // 1024) in out
+
+
+def test_set_stream_threshold_returns_the_previous_and_restores():
+    before = _core._set_stream_threshold(12345)
+    try:
+        assert before == CONFIG["stream_threshold"]
+        assert _core._config()["stream_threshold"] == 12345
+        assert _core._config()["stream_threshold_source"] == "set by _set_stream_threshold"
+    finally:
+        assert _core._set_stream_threshold(-1) == 12345
+    assert _core._config()["stream_threshold"] == CONFIG["stream_threshold"]
+
+
+@pytest.mark.parametrize("threshold", [0, 1 << 62])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_results_do_not_depend_on_the_threshold(threshold, threads, isa):
+    """Every operator that streams (copy, group, scan, TILE), forced to stream or never to."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(threshold)
+    dmlcpu.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(3)
+        x = rng.integers(-100, 100, size=(33, 70, 130)).astype(np.float32)
+        x1 = x[:, 1:, :]  # not line-aligned
+        parts = dmlcpu.split(x1, axis=1, output_axis_sizes=[7, 0, 62])
+        for got, want in zip(parts, reference.split(x1, 1, [7, 0, 62])):
+            assert_same_bits(got, want, "split")
+        assert_same_bits(dmlcpu.join([x, x1], axis=1), reference.join([x, x1], 1), "join")
+        assert_same_bits(dmlcpu.slice(x, offsets=[0, 3, 1], sizes=[33, 60, 120],
+                                      strides=[1, 1, 1]), x[:, 3:63, 1:121], "slice")
+        assert_same_bits(dmlcpu.tile(x[:3, :5], repeats=[40, 3, 2]),
+                         reference.tile(x[:3, :5], [40, 3, 2]), "tile")
+        for axis in (0, 2):
+            assert_same_bits(dmlcpu.cumulative_summation(x, axis=axis),
+                             reference.cumulative_summation(x, axis), "cumsum")
+    finally:
+        _core._set_stream_threshold(before)
+        dmlcpu.set_num_threads(before_threads)

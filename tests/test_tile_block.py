@@ -1,0 +1,111 @@
+"""TILE written from a cached block (the input with its innermost dims already tiled), bit-exact.
+
+Outputs above the block limit (2 MiB) are one strided copy from that block, each repeated dim a
+stride-0 dim of the source; smaller ones are doubled in place. The limit is lowered here so small
+arrays take the block path in every variant: the block built or the input used as it is, more
+than eight dims after the repeats are split off (walked by the TILE driver itself), streaming
+stores forced on (threshold 0) or off, every ISA, one thread and several. Outputs sit in
+sentinel-filled bases, so a write outside a view fails.
+"""
+import numpy as np
+import pytest
+
+import dmlcpu
+from dmlcpu import _core
+
+import reference
+from arrays import Layout, SentinelOutput, contiguous_layout, random_input
+
+DTYPES = (np.int8, np.float16, np.float32, np.float64)
+
+
+@pytest.fixture(params=(1, 3))
+def threads(request):
+    before = dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(request.param)
+    yield request.param
+    dmlcpu.set_num_threads(before)
+
+
+@pytest.fixture(params=("stream", "cached"))
+def streaming(request):
+    before = _core._set_stream_threshold(0 if request.param == "stream" else 1 << 62)
+    yield request.param
+    _core._set_stream_threshold(before)
+
+
+@pytest.fixture
+def block_limit():
+    def set_limit(n):
+        _core._set_tile_block_limit(n)
+    yield set_limit
+    _core._set_tile_block_limit(-1)
+
+
+def random_layout(rng, ndim, allow_repeat):
+    if rng.random() < 0.4:
+        return contiguous_layout(ndim)
+    perm = tuple(int(p) for p in rng.permutation(ndim)) if rng.random() < 0.3 else tuple(
+        range(ndim))
+    choices = [1, 1, 2, -1, -2] + ([0] if allow_repeat else [])
+    return Layout(perm, tuple(int(rng.choice(choices)) for _ in range(ndim)),
+                  tuple(int(rng.integers(0, 2)) for _ in range(ndim)))
+
+
+def run_case(rng, shape, repeats, dtype, what):
+    x = random_input(rng, dtype, shape, random_layout(rng, len(shape), allow_repeat=True))
+    out_shape = tuple(s * r for s, r in zip(shape, repeats))
+    out = SentinelOutput(dtype, out_shape, random_layout(rng, len(shape), allow_repeat=False))
+    assert dmlcpu.tile(x, repeats=list(repeats), out=out.view) is out.view
+    out.check(reference.tile(x, repeats), what)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_tiles_from_a_block(seed, isa, threads, streaming, block_limit):
+    rng = np.random.default_rng(5000 + seed)
+    ndim = int(rng.integers(1, 9))
+    shape = [int(rng.integers(1, 4)) for _ in range(ndim)]
+    shape[-1] = int(rng.integers(1, 40))
+    repeats = [int(rng.choice([1, 1, 2, 3])) for _ in range(ndim)]
+    repeats[int(rng.integers(ndim))] = int(rng.integers(2, 6))
+    while np.prod(shape) * np.prod(repeats) > 6000:
+        d = int(np.argmax(shape))
+        shape[d] = max(1, shape[d] // 2)
+    dtype = DTYPES[seed % len(DTYPES)]
+    # a limit below the output: the block is 0 dims (the input itself) up to all but one
+    limit = int(rng.choice([1, 16, 64, 512, 4096]))
+    block_limit(limit)
+    run_case(rng, tuple(shape), tuple(repeats), np.dtype(dtype),
+             f"tile {shape}x{repeats} limit {limit}")
+
+
+def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streaming, block_limit):
+    """8 dims, each repeated: 16 copy dims, of which the driver walks the outer ones itself."""
+    rng = np.random.default_rng(11)
+    for limit in (1, 64, 1024):
+        block_limit(limit)
+        for dtype in DTYPES:
+            run_case(rng, (2, 3, 2, 1, 2, 3, 2, 5), (2, 2, 3, 2, 2, 1, 2, 3), np.dtype(dtype),
+                     f"8-d tile {np.dtype(dtype).name} limit {limit}")
+
+
+# above the built-in 2 MiB limit: the block path as it runs by default
+LARGE = [
+    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # block: the innermost dim tiled, 1 MiB
+    ((3, 1, 1000), (1, 70, 1), np.int8),           # no innermost repeat: the input is the block
+    ((7, 33), (3, 1500), np.float16),              # rows of 99 KB
+    ((2, 5, 3), (600, 40, 1), np.float64),         # short rows, a block of all but dim 0
+]
+
+
+@pytest.mark.parametrize("shape, repeats, dtype", LARGE)
+def test_large_tiles(shape, repeats, dtype, isa, threads, streaming):
+    rng = np.random.default_rng(12)
+    x = random_input(rng, np.dtype(dtype), shape)
+    out_shape = tuple(s * r for s, r in zip(shape, repeats))
+    # one element past the start of its base: no run starts on a cache line
+    out = SentinelOutput(np.dtype(dtype), out_shape,
+                         Layout(tuple(range(len(shape))), (1,) * len(shape),
+                                (1,) + (0,) * (len(shape) - 1)))
+    dmlcpu.tile(x, repeats=list(repeats), out=out.view)
+    out.check(reference.tile(x, repeats), f"large tile {shape}x{repeats}")
