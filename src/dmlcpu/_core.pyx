@@ -297,9 +297,9 @@ cdef class Plan:
     cdef int _run_bound(self, Operands *ops) except -1:
         """Runs every step on buffers already acquired, whose usable bytes are [lo, hi)."""
         cdef dmlcpu_status status
-        if ops.n != self.n_inputs + self.n_outputs or ops.acquired != ops.n:
+        if ops.n != self.n_inputs + self.n_outputs or ops.bound != ops.n:
             raise CoreError("a plan of %d slots was bound to %d buffers" % (
-                self.n_inputs + self.n_outputs, ops.acquired))
+                self.n_inputs + self.n_outputs, ops.bound))
         self._check_extents(ops.lo, ops.hi)
         if self.work_bytes >= NOGIL_BYTES:
             with nogil:

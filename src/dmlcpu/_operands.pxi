@@ -19,13 +19,15 @@ cdef struct Operands:
     int64_t *lo              # per slot: the usable bytes are [buf + lo, buf + hi)
     int64_t *hi
     Py_ssize_t n
-    Py_ssize_t acquired
+    Py_ssize_t bound         # slots filled so far, in order
+    Py_ssize_t acquired      # of those, exported buffers to release (0 when bound from fields)
     Py_buffer stack_buffers[STACK_SLOTS]
     int64_t stack_bounds[2 * STACK_SLOTS]
 
 
 cdef int operands_open(Operands *ops, Py_ssize_t n) except -1:
     ops.n = n
+    ops.bound = 0
     ops.acquired = 0
     ops.buffers = ops.stack_buffers
     ops.lo = ops.stack_bounds
@@ -56,9 +58,10 @@ cdef void operands_close(Operands *ops) noexcept:
 
 cdef inline bint operands_acquire(Operands *ops, obj, int flags) noexcept:
     """Acquires obj as the next slot; False (no exception set) if it cannot be had so."""
-    if get_buffer_noexc(obj, &ops.buffers[ops.acquired], flags) != 0:
+    if get_buffer_noexc(obj, &ops.buffers[ops.bound], flags) != 0:
         PyErr_Clear()
         return False
+    ops.bound += 1
     ops.acquired += 1
     return True
 

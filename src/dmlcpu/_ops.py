@@ -10,11 +10,10 @@ fields are never negative.
 
 An extended-mode call whose fields are exact ints (or lists of them) and whose arrays are exact
 ndarrays remembers its plan under its snapshot; the next call with the same snapshot runs it
-straight from Cython (``_core.remembered_call``). What a key cannot tell, where the caller's
+straight from Cython (``_core.eager``). What a key cannot tell, where the caller's
 outputs lie in memory, is checked on every call: a remembered plan runs into caller outputs only
 if their bytes meet no other operand's; otherwise the full path's exact overlap check decides.
 """
-import sys
 import threading
 from collections import namedtuple
 
@@ -29,7 +28,7 @@ from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_leve
                         validate_slice, validate_slice1, validate_split, validate_tile)
 
 _NDARRAY = np.ndarray
-_MISS = _core.MISS
+_eager = _core.eager
 _CACHE = {}
 _CACHE_LIMIT = 512                # remembered plans at most
 _CACHE_MAX_BYTES = 32 << 20       # and at most this many bytes of plans and keys
@@ -58,17 +57,14 @@ def _sequence(values, field):
     return tuple(values)
 
 
-def _call(op, raw, inputs, outputs, feature_level, spec):
-    """The skeleton of every eager call. ``inputs``: a tuple of array objects; ``outputs``: a
-    tuple of the caller's outputs or None (new arrays). ``spec`` holds the operator's parts:
+def _full(op, raw, inputs, outputs, feature_level, spec):
+    """Every eager call that no remembered plan serves (see _core.eager). ``inputs``: a tuple of
+    array objects; ``outputs``: a tuple of the caller's outputs or None (new arrays); ``raw``:
+    the fields as given. ``spec`` holds the operator's parts:
     ``fields(values)`` converts the fields, ``prepare(fields, ins, outs, level)`` validates
     and returns (output tensors, planner over (input layouts, output layouts)), ``many`` (a
     list of outputs), ``in_place`` (an output may be its input's identical view),
     ``many_inputs`` (a list of inputs)."""
-    if feature_level is None:
-        done = _core.remembered_call(_CACHE, op, raw, inputs, outputs)
-        if done is not _MISS:
-            return done
     level = parse_feature_level(feature_level)
     snapshot = _core.field_snapshot(raw)
     fields = spec.fields(raw if snapshot is None else snapshot)  # each field read once, first
@@ -106,11 +102,13 @@ def _remember(op, snapshot, ins, outs, given, plan, spec):
         return
     layouts = tuple(part for o in operands for part in (o.array.dtype, o.tensor.sizes,
                                                          o.array.strides))
-    key = _core.eager_key(op + " into" if given else op, snapshot, layouts)
+    key = _core.eager_key(op, given, snapshot, layouts)
+    if key is None:
+        return
     in_place = spec.in_place and given and layouts[:3] == layouts[3:]
     entry = _core.Remembered(plan, [] if given else [o.tensor.sizes for o in outs],
                              ins[0].array.dtype, spec.many, in_place,
-                             sys.getsizeof(key) + sum(sys.getsizeof(p) for p in key))
+                             key.nbytes)
     if entry.nbytes > _CACHE_MAX_BYTES:
         return
     with _cache_lock:
@@ -169,7 +167,8 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
     Returns the outputs (new C-contiguous arrays, or ``outputs`` filled in place).
     """
     outputs = None if outputs is None else _sequence(outputs, "outputs")
-    return _call("SPLIT", (axis, output_axis_sizes), (input,), outputs, feature_level, _SPLIT)
+    return _eager(_CACHE, _full, "SPLIT", (axis, output_axis_sizes), (input,), outputs,
+                  feature_level, _SPLIT)
 
 
 def _join_prepare(fields, ins, outs, level):
@@ -189,11 +188,8 @@ _JOIN = _Spec(lambda values: (as_int(values[0], "Axis"),), _join_prepare, many=F
 
 def join(inputs, *, axis, out=None, feature_level=None):
     """JOIN: concatenate ``inputs`` along ``axis`` in order."""
-    return _call("JOIN", (axis,), _sequence(inputs, "inputs"), _one(out), feature_level, _JOIN)
-
-
-def _one(out):
-    return None if out is None else (out,)
+    return _eager(_CACHE, _full, "JOIN", (axis,), _sequence(inputs, "inputs"),
+                  None if out is None else (out,), feature_level, _JOIN)
 
 
 def _slice_fields(values):
@@ -217,7 +213,8 @@ _SLICE = _Spec(_slice_fields, _slice_prepare, many=False, in_place=False)
 
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
-    return _call("SLICE", (offsets, sizes, strides), (input,), _one(out), feature_level, _SLICE)
+    return _eager(_CACHE, _full, "SLICE", (offsets, sizes, strides), (input,),
+                  None if out is None else (out,), feature_level, _SLICE)
 
 
 def _slice1_fields(values):
@@ -254,8 +251,9 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
 
     ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
     """
-    return _call("SLICE1", (input_window_offsets, input_window_sizes, input_window_strides,
-                            output_sizes), (input,), _one(out), feature_level, _SLICE1)
+    return _eager(_CACHE, _full, "SLICE1", (input_window_offsets, input_window_sizes,
+                                            input_window_strides, output_sizes),
+                  (input,), None if out is None else (out,), feature_level, _SLICE1)
 
 
 def _tile_prepare(fields, ins, outs, level):
@@ -274,7 +272,8 @@ _TILE = _Spec(lambda values: (as_int_list(values[0], "Repeats"),), _tile_prepare
 
 def tile(input, *, repeats, out=None, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
-    return _call("TILE", (repeats,), (input,), _one(out), feature_level, _TILE)
+    return _eager(_CACHE, _full, "TILE", (repeats,), (input,), None if out is None else (out,),
+                  feature_level, _TILE)
 
 
 def _cumulative_spec(op, exclusive_field):
@@ -302,8 +301,8 @@ def _cumulative(op, input, axis, axis_direction, exclusive, out, feature_level):
     # an enum member and a bool key as the ints they stand for (read once: type checks only)
     direction = int(axis_direction) if type(axis_direction) is AxisDirection else axis_direction
     exclusive = int(exclusive) if type(exclusive) is bool else exclusive
-    return _call(op, (axis, direction, exclusive), (input,), _one(out), feature_level,
-                 _CUMULATIVE[op])
+    return _eager(_CACHE, _full, op, (axis, direction, exclusive), (input,),
+                  None if out is None else (out,), feature_level, _CUMULATIVE[op])
 
 
 def cumulative_summation(input, *, axis, axis_direction=AxisDirection.INCREASING,
