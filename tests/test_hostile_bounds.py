@@ -12,7 +12,7 @@ import pytest
 from numpy.lib.stride_tricks import as_strided
 
 import dmlcpu as dml
-from dmlcpu import _arrays, _ops
+from dmlcpu import _arrays, _ops, _self_overlap
 from reference import assert_same_bits
 
 # A valid padded 8-D layout whose self-overlap NumPy's exact solver takes ~10^8 steps to settle.
@@ -25,9 +25,9 @@ TANGLED_ELEMENT_STRIDES = [622104, 4976832, 92, 851038272, 44436, 94559809, 1933
 def test_an_undecidable_self_overlap_is_refused_naming_the_budget():
     out = as_strided(np.zeros(1, np.uint8), shape=TANGLED_SIZES,
                      strides=TANGLED_ELEMENT_STRIDES)
-    with pytest.raises(dml.InvalidArgumentError, match=f"{_arrays.OVERLAP_MAX_WORK} steps"):
+    with pytest.raises(dml.InvalidArgumentError, match=f"{_self_overlap.SELF_OVERLAP_MAX_WORK} steps"):
         dml.tile(np.zeros([1] * 8, np.uint8), repeats=TANGLED_SIZES, out=out)
-    assert _arrays.self_overlap(out) == "undecided" and _arrays.self_overlaps(out)
+    assert _self_overlap.self_overlap(out) == "undecided" and _self_overlap.self_overlaps(out)
 
 
 def test_a_descriptor_with_an_undecidable_layout_is_refused():
@@ -41,9 +41,9 @@ def test_a_descriptor_with_an_undecidable_layout_is_refused():
 def test_decidable_layouts_are_still_decided_exactly():
     base = np.zeros(64, np.float32)
     interleaved = as_strided(base, shape=(4, 4), strides=(8, 32))  # disjoint, interleaved
-    assert _arrays.self_overlap(interleaved) is None
-    assert _arrays.self_overlap(as_strided(base, shape=(4, 4), strides=(4, 8))) == "overlaps"
-    assert _arrays.self_overlap(as_strided(base, shape=(3,), strides=(0,))) == "overlaps"
+    assert _self_overlap.self_overlap(interleaved) is None
+    assert _self_overlap.self_overlap(as_strided(base, shape=(4, 4), strides=(4, 8))) == "overlaps"
+    assert _self_overlap.self_overlap(as_strided(base, shape=(3,), strides=(0,))) == "overlaps"
 
 
 # ---------------------------------------------------------------- defect 8: many outputs

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ._errors import InvalidArgumentError
+from ._self_overlap import SELF_OVERLAP_MAX_WORK, self_overlap
 from ._support import supported_data_types
 from ._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES
 from ._validate import level_name
@@ -11,16 +12,8 @@ try:  # NumPy >= 2.0
 except ImportError:  # pragma: no cover - NumPy 1.x
     byte_bounds = np.byte_bounds
 
-try:  # NumPy's exact self-overlap solver is private: without it, tangled strides are refused
-    from numpy._core._multiarray_tests import internal_overlap as _internal_overlap
-except ImportError:  # pragma: no cover - NumPy 1.x or a stripped install
-    try:
-        from numpy.core._multiarray_tests import internal_overlap as _internal_overlap
-    except ImportError:
-        _internal_overlap = None
-
-# Work allowed to NumPy's exact overlap solvers (between two arrays, and of one array with
-# itself) before the answer is taken to be "they overlap": about 0.1 s at most per check.
+# Work allowed to np.shares_memory's exact solver before an overlap is assumed (the self-overlap
+# solver has its own budget, _self_overlap.SELF_OVERLAP_MAX_WORK).
 OVERLAP_MAX_WORK = 1 << 20
 
 OFFSETS_OVERFLOW = ("its sizes and strides reach byte offsets beyond 64 bits (its elements "
@@ -99,35 +92,6 @@ def _may_share(a, b):
         return True
 
 
-def self_overlap(array):
-    """None if no two coordinates of the array name the same memory; otherwise why that cannot
-    be shown: "overlaps" (zero or tangled strides), or "undecided" (NumPy's exact solver did
-    not settle it within OVERLAP_MAX_WORK steps: such a layout is refused, as overlapping)."""
-    if any(size == 0 for size in array.shape):
-        return None
-    dims = sorted((abs(stride), size) for size, stride in zip(array.shape, array.strides)
-                  if size > 1)
-    reach = array.itemsize
-    for stride, size in dims:
-        if stride < reach:
-            break
-        reach = stride * (size - 1) + reach
-    else:
-        return None
-    if _internal_overlap is None:
-        return "undecided"
-    # The simple test failed; the exact solver settles interleaved but disjoint layouts.
-    try:
-        return "overlaps" if _internal_overlap(array, max_work=OVERLAP_MAX_WORK) else None
-    except (ValueError, RuntimeError, OverflowError):  # "Exceeded max_work" and the like
-        return "undecided"
-
-
-def self_overlaps(array):
-    """True if two coordinates of the array may name the same memory (see self_overlap)."""
-    return self_overlap(array) is not None
-
-
 def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok=False):
     """Outputs may not overlap inputs, each other, or themselves (in place: the identical view)."""
     names = [input_field if len(inputs) == 1 else f"{input_field}[{j}]"
@@ -145,7 +109,7 @@ def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok
         if why == "undecided":
             raise InvalidArgumentError(f"{op}: {out_name} has sizes {out.shape} and strides "
                                        f"{out.strides} whose self-overlap NumPy's exact solver "
-                                       f"did not settle in {OVERLAP_MAX_WORK} steps; outputs "
+                                       f"did not settle in {SELF_OVERLAP_MAX_WORK} steps; outputs "
                                        f"must be shown not to overlap themselves")
         out_bounds = _bounds(out)
         if out_bounds is None:

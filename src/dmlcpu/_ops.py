@@ -24,7 +24,7 @@ from ._arrays import as_array, check_no_overlap, data_type_of
 from ._errors import InvalidArgumentError
 from ._types import AxisDirection
 from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
-                        slice1_max_output_size, validate_cumulative, validate_join,
+                        show, slice1_max_output_size, validate_cumulative, validate_join,
                         validate_slice, validate_slice1, validate_split, validate_tile)
 
 _NDARRAY = np.ndarray
@@ -153,7 +153,7 @@ def _split_prepare(fields, ins, outs, level):
         if t.sizes[axis] != n:
             raise InvalidArgumentError(f"{op}: OutputTensors[{k}].Sizes[{axis}] is "
                                        f"{t.sizes[axis]} but must equal "
-                                       f"output_axis_sizes[{k}] ({n})")
+                                       f"output_axis_sizes[{k}] ({show(n)})")
     elsize = ins[0].array.itemsize
     return touts, lambda i, o: _plan.plan_split(i[0], o, axis, elsize)
 
@@ -235,7 +235,7 @@ def _slice1_prepare(fields, ins, outs, level):
     tout = _single(outs, output_sizes, x)
     if outs is not None and output_sizes is not None and tout.sizes != output_sizes:
         raise InvalidArgumentError(f"{op}: OutputTensor.Sizes is {list(tout.sizes)} but must "
-                                   f"equal output_sizes ({list(output_sizes)})")
+                                   f"equal output_sizes ({show(output_sizes)})")
     validate_slice1(x, tout, offsets, window, steps, level, allow_empty=level is None)
     starts = _plan.slice1_starts(offsets, window, steps)
     elsize = ins[0].array.itemsize
