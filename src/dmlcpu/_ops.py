@@ -16,12 +16,14 @@ if their bytes meet no other operand's; otherwise the full path's exact overlap 
 """
 import threading
 from collections import namedtuple
+from types import SimpleNamespace as _Args
 
 import numpy as np
 
-from . import _core, _plan
+from . import _core
 from ._arrays import as_array, check_no_overlap, data_type_of
 from ._errors import InvalidArgumentError
+from ._registry import INPUT, OPERATORS, OUTPUT, TENSOR, TENSORS
 from ._types import AxisDirection
 from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
                         show, slice1_max_output_size, validate_cumulative, validate_join,
@@ -57,35 +59,47 @@ def _sequence(values, field):
     return tuple(values)
 
 
+class _Spec:
+    """An operator's eager parts: its registry record (tensor fields, planner, in-place rule),
+    ``fields(values)`` converting the eager fields (each read once), and ``prepare(fields,
+    ins, outs, level)`` validating and returning (output tensors, the planner's arguments)."""
+
+    def __init__(self, op, fields, prepare):
+        self.record = OPERATORS[op]
+        self.fields = fields
+        self.prepare = prepare
+        tensors = {f.role: f for f in self.record.fields if f.kind in (TENSOR, TENSORS)}
+        self.input_field, self.output_field = tensors[INPUT].dml, tensors[OUTPUT].dml
+        self.many_inputs = tensors[INPUT].kind == TENSORS
+        self.many = tensors[OUTPUT].kind == TENSORS
+        self.in_place = self.record.in_place
+
+
 def _full(op, raw, inputs, outputs, feature_level, spec):
     """Every eager call that no remembered plan serves (see _core.eager). ``inputs``: a tuple of
     array objects; ``outputs``: a tuple of the caller's outputs or None (new arrays); ``raw``:
-    the fields as given. ``spec`` holds the operator's parts:
-    ``fields(values)`` converts the fields, ``prepare(fields, ins, outs, level)`` validates
-    and returns (output tensors, planner over (input layouts, output layouts)), ``many`` (a
-    list of outputs), ``in_place`` (an output may be its input's identical view),
-    ``many_inputs`` (a list of inputs)."""
+    the fields as given; ``spec``: the operator's _Spec."""
     level = parse_feature_level(feature_level)
     snapshot = _core.field_snapshot(raw)
     fields = spec.fields(raw if snapshot is None else snapshot)  # each field read once, first
-    many_inputs = spec.many_inputs
-    ins = [_operand(obj, f"InputTensors[{k}]" if many_inputs else "InputTensor", op, level)
-           for k, obj in enumerate(inputs)]
+    ins = [_operand(obj, f"{spec.input_field}[{k}]" if spec.many_inputs else spec.input_field,
+                    op, level) for k, obj in enumerate(inputs)]
     outs = None if outputs is None else [
-        _operand(obj, f"OutputTensors[{k}]" if spec.many else "OutputTensor", op, level, True)
-        for k, obj in enumerate(outputs)]
+        _operand(obj, f"{spec.output_field}[{k}]" if spec.many else spec.output_field, op,
+                 level, True) for k, obj in enumerate(outputs)]
     given = outs is not None
-    touts, planner = spec.prepare(fields, ins, outs, level)
+    touts, args = spec.prepare(fields, ins, outs, level)
     if not given:
         dtype = ins[0].array.dtype
         outs = [_Operand(np.empty(t.sizes, dtype), t, True) for t in touts]
     else:
         check_no_overlap(op, [o.array for o in outs], [i.array for i in ins],
-                         "OutputTensors" if spec.many else "OutputTensor",
-                         "InputTensors" if many_inputs else "InputTensor", spec.in_place)
+                         spec.output_field, spec.input_field, spec.in_place)
     n = len(ins)
-    plan = planner([(k, 0, i.tensor.sizes, i.array.strides) for k, i in enumerate(ins)],
-                   [(n + k, 0, o.tensor.sizes, o.array.strides) for k, o in enumerate(outs)])
+    plan = spec.record.planner(
+        args, [(k, 0, i.tensor.sizes, i.array.strides) for k, i in enumerate(ins)],
+        [(n + k, 0, o.tensor.sizes, o.array.strides) for k, o in enumerate(outs)],
+        ins[0].tensor.data_type)
     plan.run([i.array for i in ins], [o.array for o in outs])
     _remember(op, snapshot, ins, outs, given, plan, spec)
     if given:
@@ -123,9 +137,6 @@ def _remember(op, snapshot, ins, outs, given, plan, spec):
 
 # ---------------------------------------------------------------- the operators
 
-_Spec = namedtuple("_Spec", "fields prepare many in_place many_inputs", defaults=(False,))
-
-
 def _single(outs, sizes, x):
     """The one output's Tensor: the caller's, or a new array's of ``sizes``."""
     return outs[0].tensor if outs is not None else Tensor(x.data_type, tuple(sizes))
@@ -154,11 +165,10 @@ def _split_prepare(fields, ins, outs, level):
             raise InvalidArgumentError(f"{op}: OutputTensors[{k}].Sizes[{axis}] is "
                                        f"{t.sizes[axis]} but must equal "
                                        f"output_axis_sizes[{k}] ({show(n)})")
-    elsize = ins[0].array.itemsize
-    return touts, lambda i, o: _plan.plan_split(i[0], o, axis, elsize)
+    return touts, _Args(axis=axis)
 
 
-_SPLIT = _Spec(_split_fields, _split_prepare, many=True, in_place=False)
+_SPLIT = _Spec("SPLIT", _split_fields, _split_prepare)
 
 
 def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
@@ -178,12 +188,10 @@ def _join_prepare(fields, ins, outs, level):
         shape[axis] = sum(t.sizes[axis] if axis < len(t.sizes) else 0 for t in tins)
     tout = _single(outs, shape, tins[0] if tins else Tensor(None, ()))
     validate_join(tins, tout, axis, level, allow_empty=level is None)
-    elsize = ins[0].array.itemsize
-    return [tout], lambda i, o: _plan.plan_join(i, o[0], axis, elsize)
+    return [tout], _Args(axis=axis)
 
 
-_JOIN = _Spec(lambda values: (as_int(values[0], "Axis"),), _join_prepare, many=False,
-              in_place=False, many_inputs=True)
+_JOIN = _Spec("JOIN", lambda values: (as_int(values[0], "Axis"),), _join_prepare)
 
 
 def join(inputs, *, axis, out=None, feature_level=None):
@@ -204,11 +212,10 @@ def _slice_prepare(fields, ins, outs, level):
     (offsets, sizes, strides), x = fields, ins[0].tensor
     tout = _single(outs, sizes, x)
     validate_slice(x, tout, offsets, sizes, strides, level, allow_empty=level is None)
-    elsize = ins[0].array.itemsize
-    return [tout], lambda i, o: _plan.plan_window(i[0], o[0], offsets, strides, elsize)
+    return [tout], _Args(offsets=offsets, strides=strides)
 
 
-_SLICE = _Spec(_slice_fields, _slice_prepare, many=False, in_place=False)
+_SLICE = _Spec("SLICE", _slice_fields, _slice_prepare)
 
 
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
@@ -237,12 +244,11 @@ def _slice1_prepare(fields, ins, outs, level):
         raise InvalidArgumentError(f"{op}: OutputTensor.Sizes is {list(tout.sizes)} but must "
                                    f"equal output_sizes ({show(output_sizes)})")
     validate_slice1(x, tout, offsets, window, steps, level, allow_empty=level is None)
-    starts = _plan.slice1_starts(offsets, window, steps)
-    elsize = ins[0].array.itemsize
-    return [tout], lambda i, o: _plan.plan_window(i[0], o[0], starts, steps, elsize)
+    return [tout], _Args(input_window_offsets=offsets, input_window_sizes=window,
+                         input_window_strides=steps)
 
 
-_SLICE1 = _Spec(_slice1_fields, _slice1_prepare, many=False, in_place=False)
+_SLICE1 = _Spec("SLICE1", _slice1_fields, _slice1_prepare)
 
 
 def slice1(input, *, input_window_offsets, input_window_sizes, input_window_strides=None,
@@ -262,12 +268,10 @@ def _tile_prepare(fields, ins, outs, level):
              else x.sizes)
     tout = _single(outs, shape, x)
     validate_tile(x, tout, repeats, level, allow_empty=level is None)
-    elsize = ins[0].array.itemsize
-    return [tout], lambda i, o: _plan.plan_tile(i[0], o[0], elsize)
+    return [tout], _Args()
 
 
-_TILE = _Spec(lambda values: (as_int_list(values[0], "Repeats"),), _tile_prepare, many=False,
-              in_place=False)
+_TILE = _Spec("TILE", lambda values: (as_int_list(values[0], "Repeats"),), _tile_prepare)
 
 
 def tile(input, *, repeats, out=None, feature_level=None):
@@ -276,7 +280,7 @@ def tile(input, *, repeats, out=None, feature_level=None):
                   feature_level, _TILE)
 
 
-def _cumulative_spec(op, exclusive_field):
+def _cumulative_spec(op, exclusive_field, exclusive_name):
     def fields(values):
         axis, direction, exclusive = values
         return (as_int(axis, "Axis"), as_int(direction, "AxisDirection"),
@@ -286,15 +290,14 @@ def _cumulative_spec(op, exclusive_field):
         (axis, direction, exclusive), x = fields, ins[0].tensor
         tout = _single(outs, x.sizes, x)
         validate_cumulative(op, x, tout, axis, direction, level, allow_empty=level is None)
-        reverse = direction == AxisDirection.DECREASING
-        return [tout], lambda i, o: _plan.plan_scan(op, i[0], o[0], x.data_type, axis, reverse,
-                                                    exclusive)
+        return [tout], _Args(axis=axis, axis_direction=direction, **{exclusive_name: exclusive})
 
-    return _Spec(fields, prepare, many=False, in_place=True)
+    return _Spec(op, fields, prepare)
 
 
-_CUMULATIVE = {op: _cumulative_spec(op, field) for op, field in (
-    ("CUMULATIVE_SUMMATION", "HasExclusiveSum"), ("CUMULATIVE_PRODUCT", "HasExclusiveProduct"))}
+_CUMULATIVE = {op: _cumulative_spec(op, field, name) for op, field, name in (
+    ("CUMULATIVE_SUMMATION", "HasExclusiveSum", "has_exclusive_sum"),
+    ("CUMULATIVE_PRODUCT", "HasExclusiveProduct", "has_exclusive_product"))}
 
 
 def _cumulative(op, input, axis, axis_direction, exclusive, out, feature_level):
