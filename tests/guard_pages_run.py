@@ -24,6 +24,7 @@ import numpy as np
 import dmlcpu as dml
 from dmlcpu._types import NUMPY_DTYPES
 from guarded import guarded_array
+from hostile import Field, LyingLength, Rebinding
 from numpy.lib.stride_tricks import as_strided
 
 WIDTHS = [np.uint8, np.float16, np.float32, np.float64]  # 1, 2, 4 and 8-byte kernels
@@ -306,25 +307,6 @@ def descriptor_cases(rng):
                     finite_floats=True)
 
 
-class Rearranging:
-    """An integer field whose __index__ first rearranges an array argument (a careless or
-    hostile caller): the call must run what it validated, or refuse, never reach outside."""
-
-    def __init__(self, value, rearrange):
-        self.value, self.rearrange = value, rearrange
-
-    def __index__(self):
-        self.rearrange()
-        return self.value
-
-
-class LyingLength(list):
-    """A sequence of arrays whose __len__ lies; iterating it gives the true items."""
-
-    def __len__(self):
-        return 1000
-
-
 # (call of an input and an integer field, the field's value): each result as a list of arrays
 HOSTILE_CALLS = [
     (lambda x, f: dml.split(x, axis=f, output_axis_sizes=[2, 2]), 0),
@@ -355,7 +337,7 @@ def hostile_cases(rng):
                     else:
                         x.dtype = np.int32
                 try:
-                    got = call(x, Rearranging(value, rearrange))
+                    got = call(x, Field(value, rearrange))
                 except dml.InvalidArgumentError:
                     continue
                 wants = []
@@ -387,19 +369,8 @@ def reinit_inside_execute():
     second = guarded_copy(np.float32([3, 4]), "back")
     second.flags.writeable = False
     out = guarded_empty((4,), np.float32, "front")
-
-    class Rebinding:
-        def __len__(self):
-            return 1
-
-        def __getitem__(self, k):
-            if k:
-                raise IndexError(k)
-            op.__init__(other, None)
-            return out
-
     try:
-        op.execute([np.float32([1, 2]), second], Rebinding())
+        op.execute([np.float32([1, 2]), second], Rebinding(op, other, out))
     except AttributeError:
         pass
     op.execute([np.float32([1, 2]), second], [out])

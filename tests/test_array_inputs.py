@@ -1,4 +1,5 @@
-"""What the eager API accepts and returns (SPEC.md section 5), for the data-movement operators.
+"""What the eager API accepts and returns (docs/semantics.md, the eager API), for the
+data-movement operators.
 
 Inputs: NumPy arrays (read-only too), bytes, bytearray, memoryview, array.array and __dlpack__
 objects. Results: new C-contiguous arrays that share no memory with the input, or the caller's

@@ -9,6 +9,7 @@ import pytest
 
 import dmlcpu as dml
 from dmlcpu import _core, _ops
+from hostile import Field, Rebinding
 
 F32 = dml.TensorDataType.FLOAT32
 
@@ -44,19 +45,9 @@ def test_re_init_from_an_outputs_getitem_writes_no_input():
     op = _join_op()
     second = np.float32([3, 4]).tobytes()
     before = bytes(second)
-
-    class Rebinding:
-        def __len__(self):
-            return 1
-
-        def __getitem__(self, k):
-            if k:
-                raise IndexError(k)
-            op.__init__(_tile_desc(), None)
-            return bytearray(16)
-
     with pytest.raises(AttributeError, match="immutable"):
-        op.execute([np.float32([1, 2]).tobytes(), second], Rebinding())
+        op.execute([np.float32([1, 2]).tobytes(), second],
+                   Rebinding(op, _tile_desc(), bytearray(16)))
     assert second == before
 
 
@@ -154,18 +145,6 @@ def test_a_size_list_changed_mid_call_never_poisons_the_plan_cache():
         assert a.tolist() == [0, 1] and b.tolist() == [2, 3, 4, 5], trigger
 
 
-class _Field:
-    """An integer field whose __index__ first runs ``mutate`` (a caller changing things)."""
-
-    def __init__(self, value, mutate):
-        self.value = value
-        self.mutate = mutate
-
-    def __index__(self):
-        self.mutate()
-        return self.value
-
-
 @pytest.mark.parametrize("into", [False, True])
 def test_a_field_that_reshapes_the_input_runs_what_was_validated(into):
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -175,7 +154,7 @@ def test_a_field_that_reshapes_the_input_runs_what_was_validated(into):
         x.shape = (4, 3)
 
     try:
-        got = dml.split(x, axis=_Field(1, reshape), output_axis_sizes=[1, 3], outputs=outputs)
+        got = dml.split(x, axis=Field(1, reshape), output_axis_sizes=[1, 3], outputs=outputs)
     except dml.InvalidArgumentError:
         return  # read after the change: (4, 3) does not split into 1 + 3 along axis 1
     y = np.arange(12, dtype=np.float32).reshape(3, 4)  # validated on (3, 4): its rows
@@ -190,7 +169,7 @@ def test_a_field_that_retypes_a_join_input_runs_what_was_validated():
         a.dtype = np.int32
 
     try:
-        got = dml.join([a, b], axis=_Field(0, retype))
+        got = dml.join([a, b], axis=Field(0, retype))
     except dml.InvalidArgumentError:
         return  # read after the change: int32 (8,) and float64 (4,) cannot be joined
     assert got.dtype == np.float64 and got.tolist() == list(range(8))
@@ -210,7 +189,7 @@ def test_fields_that_transpose_the_input_run_one_consistent_call(call):
         x.shape = (4, 3)
 
     try:
-        got = call(x, _Field(1, transpose))
+        got = call(x, Field(1, transpose))
     except dml.InvalidArgumentError:
         return
     assert any(np.array_equal(got, call(y, 1)) for y in (before, after))

@@ -93,11 +93,14 @@ def _may_share(a, b):
 
 
 def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok=False):
-    """Outputs may not overlap inputs, each other, or themselves (in place: the identical view)."""
+    """Outputs may not overlap inputs, each other, or themselves (in place: the identical view).
+    Each array's byte bounds are taken once; outputs side by side cost linear time."""
     names = [input_field if len(inputs) == 1 else f"{input_field}[{j}]"
              for j in range(len(inputs))]
     for j, inp in enumerate(inputs):
         _check_reach(op, inp, names[j])
+    input_bounds = [_bounds(inp) for inp in inputs]
+    output_bounds = []
     for k, out in enumerate(outputs):
         out_name = output_field if len(outputs) == 1 else f"{output_field}[{k}]"
         _check_reach(op, out, out_name)
@@ -112,26 +115,26 @@ def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok
                                        f"did not settle in {SELF_OVERLAP_MAX_WORK} steps; outputs "
                                        f"must be shown not to overlap themselves")
         out_bounds = _bounds(out)
+        output_bounds.append(out_bounds)
         if out_bounds is None:
             continue
         for j, inp in enumerate(inputs):
             if in_place_ok and _identical_view(out, inp):
                 continue
-            in_bounds = _bounds(inp)
+            in_bounds = input_bounds[j]
             if in_bounds is None or in_bounds[1] <= out_bounds[0] or out_bounds[1] <= in_bounds[0]:
                 continue
             if _may_share(out, inp):
                 allowed = " except as the identical view (in place)" if in_place_ok else ""
                 raise InvalidArgumentError(f"{op}: {out_name} overlaps {names[j]} in memory; an "
                                            f"output must not overlap an input{allowed}")
-    _check_outputs_disjoint(op, outputs, output_field)
+    _check_outputs_disjoint(op, outputs, output_bounds, output_field)
 
 
-def _check_outputs_disjoint(op, outputs, output_field):
+def _check_outputs_disjoint(op, outputs, bounds, output_field):
     """Sorted by start, each output is compared only with those starting before it ends:
     linear for outputs side by side, as a SPLIT's are."""
-    spans = sorted((b[0], b[1], k) for k, b in ((k, _bounds(o)) for k, o in enumerate(outputs))
-                   if b is not None)
+    spans = sorted((b[0], b[1], k) for k, b in enumerate(bounds) if b is not None)
     for i, (_, high, k) in enumerate(spans):
         for other in range(i + 1, len(spans)):
             other_low, _, j = spans[other]

@@ -1,10 +1,12 @@
 # cython: freethreading_compatible = False
 """The Cython boundary: buffers in, C views out, status back to exceptions.
 
-A Plan is a list of steps (copy, group, tile, scan) over numbered operand slots: inputs first,
-then outputs. Each step's views hold byte offsets from its slot's base address; ``run`` binds the
-slots to buffers, checks that every step stays inside its buffers, and calls the C core, without
-the GIL when the work is large enough to be worth it.
+A Plan is a list of typed step records (Copy, Group, Tile, Scan) over numbered operand slots:
+inputs first, then outputs. Each step's views hold byte offsets from its slot's base address;
+running binds the slots to buffers (_operands.pxi, the one acquisition helper and overlap check,
+shared with compiled operators in _binding.pxi and remembered eager plans in _eager.pxi), checks
+that every step stays inside its buffers, and calls the C core, without the GIL when the work is
+large enough to be worth it. See docs/architecture.md.
 """
 from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
                              PyObject_GetBuffer)
