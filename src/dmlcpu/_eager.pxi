@@ -299,16 +299,19 @@ cdef class Remembered:
 
 
 cdef bint bind_fields(Operands *ops, object array, bint writable) except -1:
-    """Binds an exact ndarray (the key proved its type) from its own fields, GIL held."""
+    """Binds an exact ndarray (the key proved its type) from its own fields, GIL held; False
+    (nothing bound) if it cannot serve as planned."""
     cdef ndarray_fields *f = <ndarray_fields *><PyObject *>array
     cdef Py_buffer *buffer = &ops.buffers[ops.bound]
-    if writable and not (f.flags & NPY_ARRAY_WRITEABLE):
+    cdef int dtype = dtype_index(<object>f.descr)
+    # (np.empty for the outputs may have run a __del__ that retyped an input since its key)
+    if dtype < 0 or writable and not (f.flags & NPY_ARRAY_WRITEABLE):
         return False
     buffer.buf = f.data
     buffer.ndim = f.nd
     buffer.shape = f.dimensions
     buffer.strides = f.strides
-    buffer.itemsize = dmlcpu_dtype_size(dtype_index(<object>f.descr) + 1)
+    buffer.itemsize = dmlcpu_dtype_size(dtype + 1)
     buffer.len = buffer.itemsize  # read only for a 0-d array, of one element
     strided_extent(buffer, &ops.lo[ops.bound], &ops.hi[ops.bound])
     ops.bound += 1
