@@ -8,12 +8,11 @@ shared with compiled operators in _binding.pxi and remembered eager plans in _ea
 that every step stays inside its buffers, and calls the C core, without the GIL when the work is
 large enough to be worth it. See docs/architecture.md.
 """
-from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
-                             PyObject_GetBuffer)
+from cpython.buffer cimport PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release
+from cpython.mem cimport PyMem_Calloc, PyMem_Free
 from libc.stdint cimport INT64_MAX as INT64_MAX_C, INT64_MIN as INT64_MIN_C
 from libc.stdint cimport int32_t, int64_t, intptr_t
 from libc.stdlib cimport calloc, free, malloc
-from cpython.mem cimport PyMem_Calloc, PyMem_Free
 
 from collections import namedtuple as _namedtuple
 
