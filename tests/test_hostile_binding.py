@@ -205,6 +205,15 @@ def test_split_into_a_generator_of_outputs_returns_them():
     assert outs[0].tolist() == [0, 1] and outs[1].tolist() == [2, 3, 4, 5]
 
 
+def test_split_into_the_rows_of_an_array():
+    x = np.arange(6, dtype=np.float32)
+    rows = np.zeros((2, 3), np.float32)
+    got = dml.split(x, axis=0, output_axis_sizes=[3, 3], outputs=rows)
+    assert len(got) == 2 and rows.tolist() == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(TypeError, match="sequence of arrays"):
+        dml.join(rows, axis=0)
+
+
 def test_join_of_a_generator_of_inputs():
     parts = [np.arange(2.0), np.arange(2.0, 5.0)]
     assert dml.join((p for p in parts), axis=0).tolist() == [0, 1, 2, 3, 4]

@@ -51,10 +51,10 @@ def _operand(obj, field, op, level, output=False):
                     exact)
 
 
-def _sequence(values, field):
+def _sequence(values, field, refused=(np.ndarray, str, bytes, bytearray, memoryview)):
     """A sequence of arrays as a tuple, read once (lists, tuples, generators...)."""
-    if isinstance(values, (np.ndarray, str, bytes, bytearray, memoryview)) or not hasattr(
-            values, "__iter__") and not hasattr(values, "__getitem__"):
+    if isinstance(values, refused) or not hasattr(values, "__iter__") and not hasattr(
+            values, "__getitem__"):
         raise TypeError(f"{field} must be a sequence of arrays, not {type(values).__name__}")
     return tuple(values)
 
@@ -176,7 +176,8 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
 
     Returns the outputs (new C-contiguous arrays, or ``outputs`` filled in place).
     """
-    outputs = None if outputs is None else _sequence(outputs, "outputs")
+    # (an ndarray's rows may serve as the outputs, as they always could)
+    outputs = None if outputs is None else _sequence(outputs, "outputs", (str, bytes))
     return _eager(_CACHE, _full, "SPLIT", (axis, output_axis_sizes), (input,), outputs,
                   feature_level, _SPLIT)
 
