@@ -44,9 +44,28 @@ def as_array(obj, field, output=False):
         raise TypeError(f"{field}: its buffer cannot be read as an array: {error}") from None
 
 
+class _SharedOnly:
+    """A DLPack producer's stand-in that always asks it for its own memory (copy=False), on
+    any NumPy (np.from_dlpack takes ``copy`` only from 2.1). A producer older than the ``copy``
+    keyword is asked without it: that protocol had no copies."""
+
+    def __init__(self, producer):
+        self.producer = producer
+
+    def __dlpack_device__(self):
+        return self.producer.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        try:
+            return self.producer.__dlpack__(**dict(kwargs, copy=False))
+        except TypeError:
+            kwargs.pop("copy", None)
+            return self.producer.__dlpack__(**kwargs)
+
+
 def _from_dlpack(obj, field, output):
     try:
-        return np.from_dlpack(obj, copy=False) if output else np.from_dlpack(obj)
+        return np.from_dlpack(_SharedOnly(obj) if output else obj)
     except BufferError as error:
         if output:
             raise InvalidArgumentError(f"{field}: this __dlpack__ object cannot be written in "
