@@ -1,21 +1,73 @@
 """Type stubs for dmlcpu._core, the Cython boundary (see _core.pyx)."""
-from typing import Any, Sequence, TextIO
+from typing import Any, NamedTuple, Sequence, TextIO
 
 from typing_extensions import Buffer
+
+class Layout(NamedTuple):
+    slot: int
+    offset: int
+    sizes: Sequence[int]
+    strides: Sequence[int]
+
+class Copy(NamedTuple):
+    dst: Layout
+    src: Layout
+    elsize: int
+
+class Tile(NamedTuple):
+    dst: Layout
+    src: Layout
+    elsize: int
+
+class Scan(NamedTuple):
+    dst: Layout
+    src: Layout
+    dtype: int
+    axis: int
+    op: int
+    reverse: int
+    exclusive: int
+
+class Group(NamedTuple):
+    dsts: Sequence[Layout]
+    srcs: Sequence[Layout]
+    elsize: int
+    outer_ndim: int
 
 class Plan:
     """Steps over operand slots, converted to C structs once and run many times."""
     n_inputs: int
     n_outputs: int
     work_bytes: int
-    def __init__(self, n_inputs: int, n_outputs: int, steps: Sequence[tuple[Any, ...]]) -> None: ...
+    nbytes: int
+    def __init__(self, n_inputs: int, n_outputs: int, steps: Sequence[Any]) -> None: ...
     def __len__(self) -> int: ...
     def run(self, inputs: Sequence[Buffer], outputs: Sequence[Buffer]) -> None: ...
+    def try_run(self, inputs: Sequence[Buffer], outputs: Sequence[Buffer],
+                in_place_ok: bool = False) -> bool: ...
 
 class Binding:
     """Runs a Plan on raw buffers after the binding checks (CompiledOperator's base)."""
     def execute(self, inputs: Sequence[Buffer], outputs: Sequence[Buffer]) -> None: ...
 
+class Key:
+    op: str
+    nbytes: int
+
+class Remembered:
+    plan: Plan
+    nbytes: int
+    def __init__(self, plan: Plan, shapes: Sequence[Sequence[int]], dtype: Any, many: bool,
+                 in_place: bool, key_bytes: int) -> None: ...
+
+MISS: object
+def eager(cache: dict[Key, Remembered], full_path: Any, op: str, fields: tuple[Any, ...],
+          inputs: tuple[Any, ...], outputs: tuple[Any, ...] | None, feature_level: Any,
+          spec: Any) -> Any: ...
+def field_snapshot(fields: Sequence[Any]) -> tuple[Any, ...] | None: ...
+def eager_key(op: str, into: bool, fields: tuple[Any, ...],
+              layouts: tuple[Any, ...]) -> Key | None: ...
+def binds_from_fields() -> bool: ...
 def dtype_size(dtype: int) -> int: ...
 def show_config(file: TextIO | None = None) -> None: ...
 def set_num_threads(n: int) -> None: ...
