@@ -88,7 +88,8 @@ def scan_block(block, carry, op, axis, reverse, exclusive):
             scanned = _take(scanned_all, axis, 0, n) if exclusive else \
                 _take(scanned_all, axis, 1, n + 1)
             carry_out = _take(scanned_all, axis, n, n + 1).copy()
-    return np.ascontiguousarray(scanned, dtype=block.dtype), carry_out
+    with np.errstate(over="ignore"):  # FLOAT32 totals beyond FLOAT16's range round to infinity
+        return np.ascontiguousarray(scanned, dtype=block.dtype), carry_out
 
 
 def block_total(block, op, axis):
