@@ -64,6 +64,39 @@ DMLCPU_DEFINE_SCAN_ACCESS(f16, uint16_t, float, DMLCPU_SCAN_F16_TO_F32, DMLCPU_S
 DMLCPU_DEFINE_SCAN_ACCESS(f32, float, float, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
 DMLCPU_DEFINE_SCAN_ACCESS(f64, double, double, DMLCPU_SCAN_SAME, DMLCPU_SCAN_SAME)
 
+/* A carried scan's starting total (the identity without a carry) and its final total; the
+ * accumulators move through memcpy (no alignment assumed). */
+#define DMLCPU_DEFINE_SCAN_CARRY(TYPE, A)                                                       \
+    static inline A dmlcpu_##TYPE##_carry_in(const dmlcpu_scan_carry *c, size_t j, A start) {  \
+        if (c != NULL && c->in != NULL) memcpy(&start, c->in + (ptrdiff_t)j * c->in_across,    \
+                                               sizeof start);                                   \
+        return start;                                                                           \
+    }                                                                                           \
+    static inline void dmlcpu_##TYPE##_carry_out(const dmlcpu_scan_carry *c, size_t j, A a) {  \
+        if (c != NULL && c->out != NULL)                                                        \
+            memcpy(c->out + (ptrdiff_t)j * c->out_across, &a, sizeof a);                        \
+    }
+DMLCPU_DEFINE_SCAN_CARRY(u8, uint8_t)
+DMLCPU_DEFINE_SCAN_CARRY(u16, uint16_t)
+DMLCPU_DEFINE_SCAN_CARRY(u32, uint32_t)
+DMLCPU_DEFINE_SCAN_CARRY(u64, uint64_t)
+DMLCPU_DEFINE_SCAN_CARRY(f16, float)
+DMLCPU_DEFINE_SCAN_CARRY(f32, float)
+DMLCPU_DEFINE_SCAN_CARRY(f64, double)
+
+/* Whether a scan starts fresh (from the identity, so an exclusive scan writes FIRST first). */
+static inline int dmlcpu_scan_fresh(const dmlcpu_scan_carry *c) { return c == NULL || c->in == NULL; }
+
+/* The carry of the scans from the j-th on, in *at (NULL without a carry). */
+static inline const dmlcpu_scan_carry *dmlcpu_scan_carry_from(const dmlcpu_scan_carry *c, size_t j,
+                                                              dmlcpu_scan_carry *at) {
+    if (c == NULL) return NULL;
+    *at = *c;
+    if (at->in != NULL) at->in += (ptrdiff_t)j * at->in_across;
+    if (at->out != NULL) at->out += (ptrdiff_t)j * at->out_across;
+    return at;
+}
+
 /* The operations on accumulators. `1u * a` lifts a narrow operand to unsigned int (no UB). */
 static inline uint8_t dmlcpu_u8_cumsum(uint8_t a, uint8_t b) { return (uint8_t)(1u * a + b); }
 static inline uint8_t dmlcpu_u8_cumprod(uint8_t a, uint8_t b) { return (uint8_t)(1u * a * b); }
@@ -137,25 +170,29 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
     static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(                                    \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,     \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,               \
-        size_t across, int flags) {                                                                 \
+        size_t across, int flags, const dmlcpu_scan_carry *carry) {                                                                 \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
+        int fresh = dmlcpu_scan_fresh(carry);                                                       \
         enum { BLOCK = DMLCPU_SCAN_BLOCK };                                   \
         A acc[BLOCK];                                                                           \
         for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                         \
             size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;                               \
             char *out = dst + (ptrdiff_t)j0 * dst_across_stride;                                \
             const char *in = src + (ptrdiff_t)j0 * src_across_stride;                           \
-            for (size_t j = 0; j < n; j++) acc[j] = IDENTITY;                                   \
+            for (size_t j = 0; j < n; j++)                                                      \
+                acc[j] = dmlcpu_##TYPE##_carry_in(carry, j0 + j, IDENTITY);                     \
             for (size_t k = 0; k < axis_len; k++) {                                             \
                 char *out_row = out + (ptrdiff_t)k * dst_axis_stride;                           \
                 const char *in_row = in + (ptrdiff_t)k * src_axis_stride;                       \
                 if (exclusive)                                                                  \
                     dmlcpu_##TYPE##_##OP##_row_exclusive(out_row, dst_across_stride, in_row,    \
-                                                         src_across_stride, acc, n, k == 0);    \
+                                                         src_across_stride, acc, n,             \
+                                                         k == 0 && fresh);                      \
                 else                                                                            \
                     dmlcpu_##TYPE##_##OP##_row_inclusive(out_row, dst_across_stride, in_row,    \
                                                          src_across_stride, acc, n);            \
             }                                                                                   \
+            for (size_t j = 0; j < n; j++) dmlcpu_##TYPE##_carry_out(carry, j0 + j, acc[j]);    \
         }                                                                                       \
     }                                                                                           \
     /* The axis is innermost: lines four at a time, four independent recurrences interleaved   */   \
@@ -163,8 +200,9 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
     static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int flags) {                                                                 \
+        size_t across, int flags, const dmlcpu_scan_carry *carry) {                                                                 \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
+        int fresh = dmlcpu_scan_fresh(carry);                                                       \
         size_t line = 0;                                                                            \
         for (; line + 4 <= across; line += 4) {                                                     \
             char *o0 = dst + (ptrdiff_t)line * dst_across_stride, *o1 = o0 + dst_across_stride;     \
@@ -172,15 +210,18 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
             const char *i0 = src + (ptrdiff_t)line * src_across_stride;                             \
             const char *i1 = i0 + src_across_stride, *i2 = i1 + src_across_stride;                  \
             const char *i3 = i2 + src_across_stride;                                                \
-            A a0 = IDENTITY, a1 = IDENTITY, a2 = IDENTITY, a3 = IDENTITY;                           \
+            A a0 = dmlcpu_##TYPE##_carry_in(carry, line, IDENTITY);                                 \
+            A a1 = dmlcpu_##TYPE##_carry_in(carry, line + 1, IDENTITY);                             \
+            A a2 = dmlcpu_##TYPE##_carry_in(carry, line + 2, IDENTITY);                             \
+            A a3 = dmlcpu_##TYPE##_carry_in(carry, line + 3, IDENTITY);                             \
             for (size_t k = 0; k < axis_len; k++) {                                                 \
                 ptrdiff_t s = (ptrdiff_t)k * src_axis_stride, d = (ptrdiff_t)k * dst_axis_stride;   \
                 A x0 = LOAD(i0 + s), x1 = LOAD(i1 + s), x2 = LOAD(i2 + s), x3 = LOAD(i3 + s);       \
                 if (exclusive) {                                                                    \
-                    STORE(o0 + d, k == 0 ? (A)(FIRST) : a0);                                        \
-                    STORE(o1 + d, k == 0 ? (A)(FIRST) : a1);                                        \
-                    STORE(o2 + d, k == 0 ? (A)(FIRST) : a2);                                        \
-                    STORE(o3 + d, k == 0 ? (A)(FIRST) : a3);                                        \
+                    STORE(o0 + d, k == 0 && fresh ? (A)(FIRST) : a0);                                        \
+                    STORE(o1 + d, k == 0 && fresh ? (A)(FIRST) : a1);                                        \
+                    STORE(o2 + d, k == 0 && fresh ? (A)(FIRST) : a2);                                        \
+                    STORE(o3 + d, k == 0 && fresh ? (A)(FIRST) : a3);                                        \
                 }                                                                                   \
                 a0 = COMBINE(a0, x0);                                                               \
                 a1 = COMBINE(a1, x1);                                                               \
@@ -193,15 +234,19 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
                     STORE(o3 + d, a3);                                                              \
                 }                                                                                   \
             }                                                                                       \
+            dmlcpu_##TYPE##_carry_out(carry, line, a0);                                             \
+            dmlcpu_##TYPE##_carry_out(carry, line + 1, a1);                                         \
+            dmlcpu_##TYPE##_carry_out(carry, line + 2, a2);                                         \
+            dmlcpu_##TYPE##_carry_out(carry, line + 3, a3);                                         \
         }                                                                                           \
         for (; line < across; line++) {                                                             \
             char *out = dst + (ptrdiff_t)line * dst_across_stride;                                  \
             const char *in = src + (ptrdiff_t)line * src_across_stride;                             \
-            A acc = IDENTITY;                                                                       \
+            A acc = dmlcpu_##TYPE##_carry_in(carry, line, IDENTITY);                                \
             if (exclusive) {                                                                        \
                 for (size_t k = 0; k < axis_len; k++) {                                             \
                     A x = LOAD(in + (ptrdiff_t)k * src_axis_stride);                                \
-                    STORE(out + (ptrdiff_t)k * dst_axis_stride, k == 0 ? (A)(FIRST) : acc);         \
+                    STORE(out + (ptrdiff_t)k * dst_axis_stride, k == 0 && fresh ? (A)(FIRST) : acc); \
                     acc = COMBINE(acc, x);                                                          \
                 }                                                                                   \
             } else {                                                                                \
@@ -210,6 +255,7 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
                     STORE(out + (ptrdiff_t)k * dst_axis_stride, acc);                               \
                 }                                                                                   \
             }                                                                                       \
+            dmlcpu_##TYPE##_carry_out(carry, line, acc);                                            \
         }                                                                                           \
     }
 
@@ -254,7 +300,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line_simd)(                                    \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int flags) {                                                                 \
+        size_t across, int flags, const dmlcpu_scan_carry *carry) {                                                                 \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
         enum { W = DMLCPU_SV_W_##TYPE };                                                            \
         typedef dmlcpu_sv_##TYPE V;                                                                 \
@@ -263,11 +309,13 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         if (axis_len < W || !(forward || backward)) {                                               \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(dst, dst_axis_stride, dst_across_stride,     \
                                                        src, src_axis_stride, src_across_stride,     \
-                                                       axis_len, across, flags);                    \
+                                                       axis_len, across, flags, carry);             \
             return;                                                                                 \
         }                                                                                           \
         const V identity = dmlcpu_sv_##TYPE##_fill(IDENTITY);                                       \
         const V first = dmlcpu_sv_##TYPE##_fill(FIRST);                                             \
+        int fresh = dmlcpu_scan_fresh(carry);                                                       \
+        dmlcpu_scan_carry rest_carry;                                                               \
         /* Non-temporal stores (large outputs, where the unit has them for TYPE) need every         \
          * line's blocks aligned to a block's bytes: the first `head` elements in walk order        \
          * are then scalar steps, so the blocks after them start on aligned addresses. */           \
@@ -286,24 +334,24 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
                     dst + (ptrdiff_t)l0 * dst_across_stride, dst_axis_stride, dst_across_stride,    \
                     src + (ptrdiff_t)l0 * src_across_stride, src_axis_stride, src_across_stride,    \
-                    axis_len, nl, flags);                                                           \
+                    axis_len, nl, flags, dmlcpu_scan_carry_from(carry, l0, &rest_carry));          \
                 break;                                                                              \
             }                                                                                       \
             char *out0 = dst + (ptrdiff_t)l0 * dst_across_stride;                                   \
             const char *in0 = src + (ptrdiff_t)l0 * src_across_stride;                              \
             V acc = identity;                                                                       \
-            if (head) {                                                                             \
+            if (head || !fresh) { /* scalar steps up to `head`, from each line's start */           \
                 A lanes[W];                                                                         \
                 for (size_t j = 0; j < W; j++) lanes[j] = IDENTITY;                                 \
                 for (size_t j = 0; j < nl; j++) {                                                   \
                     char *out = out0 + (ptrdiff_t)j * dst_across_stride;                            \
                     const char *in = in0 + (ptrdiff_t)j * src_across_stride;                        \
-                    A a = IDENTITY;                                                                 \
+                    A a = dmlcpu_##TYPE##_carry_in(carry, l0 + j, IDENTITY);                        \
                     for (size_t k = 0; k < head; k++) {                                             \
                         A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);       \
                         if (exclusive)                                                              \
                             dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride,        \
-                                                       k == 0 ? (A)(FIRST) : a);                    \
+                                                       k == 0 && fresh ? (A)(FIRST) : a);           \
                         a = dmlcpu_##TYPE##_##OP(a, x);                                             \
                         if (!exclusive)                                                             \
                             dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a);    \
@@ -328,7 +376,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                         r[i] = acc;                                                                 \
                         acc = dmlcpu_sv_##TYPE##_##OP(acc, x);                                      \
                     }                                                                               \
-                    if (k0 == 0) r[0] = first;                                                      \
+                    if (k0 == 0 && fresh) r[0] = first;                                             \
                 } else if (!exclusive) {                                                            \
                     for (size_t i = W; i-- > 0;) r[i] = acc = dmlcpu_sv_##TYPE##_##OP(acc, r[i]);   \
                 } else {                                                                            \
@@ -337,7 +385,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                         r[i] = acc;                                                                 \
                         acc = dmlcpu_sv_##TYPE##_##OP(acc, x);                                      \
                     }                                                                               \
-                    if (k0 == 0) r[W - 1] = first;                                                  \
+                    if (k0 == 0 && fresh) r[W - 1] = first;                                         \
                 }                                                                                   \
                 dmlcpu_sv_##TYPE##_transpose(r);                                                    \
                 if (nt)                                                                             \
@@ -347,7 +395,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                     for (size_t j = 0; j < nl; j++)                                                 \
                         dmlcpu_sv_##TYPE##_store(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]); \
             }                                                                                       \
-            if (full == axis_len) continue;                                                         \
+            if (full == axis_len && (carry == NULL || carry->out == NULL)) continue;                \
             A lanes[W];                                                                             \
             dmlcpu_sv_##TYPE##_lanes(acc, lanes);                                                   \
             for (size_t j = 0; j < nl; j++) {                                                       \
@@ -364,6 +412,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                         dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a);        \
                     }                                                                               \
                 }                                                                                   \
+                dmlcpu_##TYPE##_carry_out(carry, l0 + j, a);                                        \
             }                                                                                       \
         }                                                                                           \
         if (nt) dmlcpu_ov_fence();                                                                  \
@@ -382,7 +431,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_prefix)(                                  \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int flags) {                                                                 \
+        size_t across, int flags, const dmlcpu_scan_carry *carry) {                                                                 \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
         enum { W = DMLCPU_SV_W_##TYPE, SB = W * ES };                                               \
         typedef dmlcpu_sv_##TYPE V;                                                                 \
@@ -391,7 +440,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
         if (2 * across >= W || axis_len < W || !(forward || backward)) {                            \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_simd)(                                        \
                 dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,                      \
-                src_across_stride, axis_len, across, flags);                                        \
+                src_across_stride, axis_len, across, flags, carry);                                 \
             return;                                                                                 \
         }                                                                                           \
         int stream = (flags & DMLCPU_SCAN_STREAM) != 0;                                             \
@@ -407,32 +456,32 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 if (head + W > axis_len) nt = 0, head = 0;                                          \
             }                                                                                       \
             size_t full = head + (axis_len - head) / W * W;                                         \
-            A a = 0;                                                                                \
+            A a = dmlcpu_##TYPE##_carry_in(carry, line, 0);                                         \
             for (size_t k = 0; k < head; k++) {                                                     \
                 A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);               \
                 if (exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
                 a = dmlcpu_##TYPE##_cumsum(a, x);                                                   \
                 if (!exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
             }                                                                                       \
-            V carry = dmlcpu_sv_##TYPE##_fill(a);                                                   \
+            V total = dmlcpu_sv_##TYPE##_fill(a);                                                   \
             for (size_t k0 = head; k0 < full; k0 += W) {                                            \
                 /* the block's lowest address */                                                    \
                 ptrdiff_t off = forward ? (ptrdiff_t)(k0 * ES) : -(ptrdiff_t)((k0 + W - 1) * ES);   \
                 V x = dmlcpu_sv_##TYPE##_load(in + off);                                            \
                 V r;                                                                                \
                 if (forward) {                                                                      \
-                    r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_fwd(x), carry);         \
-                    carry = dmlcpu_sv_##TYPE##_bcast_hi(r);                                         \
+                    r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_fwd(x), total);         \
+                    total = dmlcpu_sv_##TYPE##_bcast_hi(r);                                         \
                 } else {                                                                            \
-                    r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_bwd(x), carry);         \
-                    carry = dmlcpu_sv_##TYPE##_bcast_lo(r);                                         \
+                    r = dmlcpu_sv_##TYPE##_cumsum(dmlcpu_sv_##TYPE##_prefix_bwd(x), total);         \
+                    total = dmlcpu_sv_##TYPE##_bcast_lo(r);                                         \
                 }                                                                                   \
                 if (exclusive) r = dmlcpu_sv_##TYPE##_sub(r, x);                                    \
                 if (nt) dmlcpu_sv_##TYPE##_stream_line(out + off, r);                               \
                 else dmlcpu_sv_##TYPE##_store(out + off, r);                                        \
             }                                                                                       \
             A lanes[W];                                                                             \
-            dmlcpu_sv_##TYPE##_lanes(carry, lanes);                                                 \
+            dmlcpu_sv_##TYPE##_lanes(total, lanes);                                                 \
             a = lanes[0];                                                                           \
             for (size_t k = full; k < axis_len; k++) {                                              \
                 A x = dmlcpu_##TYPE##_scan_load(in + (ptrdiff_t)k * src_axis_stride);               \
@@ -440,6 +489,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                 a = dmlcpu_##TYPE##_cumsum(a, x);                                                   \
                 if (!exclusive) dmlcpu_##TYPE##_scan_store(out + (ptrdiff_t)k * dst_axis_stride, a); \
             }                                                                                       \
+            dmlcpu_##TYPE##_carry_out(carry, line, a);                                              \
         }                                                                                           \
         if (stream) dmlcpu_ov_fence();                                                              \
     }
@@ -458,24 +508,26 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
     static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer_simd)(                                   \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
-        size_t across, int flags) {                                                                 \
+        size_t across, int flags, const dmlcpu_scan_carry *carry) {                                                                 \
         enum { W = DMLCPU_OV_W_##TYPE, VB = W * ES, BLOCK = DMLCPU_SCAN_BLOCK };  \
         typedef dmlcpu_ov_##TYPE V;                                                                 \
         if (dst_across_stride != (ptrdiff_t)ES || src_across_stride != (ptrdiff_t)ES || across < W) { \
             DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(dst, dst_axis_stride, dst_across_stride,    \
                                                         src, src_axis_stride, src_across_stride,    \
-                                                        axis_len, across, flags);                   \
+                                                        axis_len, across, flags, carry);            \
             return;                                                                                 \
         }                                                                                           \
         int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;                                       \
         int stream = (flags & DMLCPU_SCAN_STREAM) != 0;                                             \
+        int fresh = dmlcpu_scan_fresh(carry);                                                       \
         A acc[BLOCK];                                                                               \
         const V first = dmlcpu_ov_##TYPE##_fill(FIRST);                                             \
         for (size_t j0 = 0; j0 < across; j0 += BLOCK) {                                             \
             size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;                                   \
             char *out = dst + (ptrdiff_t)(j0 * ES);                                                 \
             const char *in = src + (ptrdiff_t)(j0 * ES);                                            \
-            for (size_t j = 0; j < n; j++) acc[j] = IDENTITY;                                       \
+            for (size_t j = 0; j < n; j++)                                                          \
+                acc[j] = dmlcpu_##TYPE##_carry_in(carry, j0 + j, IDENTITY);                         \
             for (size_t k = 0; k < axis_len; k++) {                                                 \
                 char *o = out + (ptrdiff_t)k * dst_axis_stride;                                     \
                 const char *s = in + (ptrdiff_t)k * src_axis_stride;                                \
@@ -491,7 +543,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                             V a = dmlcpu_ov_##TYPE##_acc_load(acc + j);                             \
                             V next = dmlcpu_ov_##TYPE##_##OP(a, x);                                 \
                             dmlcpu_ov_##TYPE##_acc_store(acc + j, next);                            \
-                            V w = !exclusive ? next : k == 0 ? first : a;                           \
+                            V w = !exclusive ? next : k == 0 && fresh ? first : a;                           \
                             if (streams) dmlcpu_ov_##TYPE##_stream(o + j * ES, w);                  \
                             else dmlcpu_ov_##TYPE##_store(o + j * ES, w);                           \
                         }                                                                           \
@@ -499,11 +551,13 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
                     }                                                                               \
                     if (j >= n) break;                                                              \
                     A x = dmlcpu_##TYPE##_scan_load(s + j * ES);                                    \
-                    if (exclusive) dmlcpu_##TYPE##_scan_store(o + j * ES, k == 0 ? (A)(FIRST) : acc[j]); \
+                    if (exclusive)                                                                  \
+                        dmlcpu_##TYPE##_scan_store(o + j * ES, k == 0 && fresh ? (A)(FIRST) : acc[j]); \
                     acc[j] = dmlcpu_##TYPE##_##OP(acc[j], x);                                       \
                     if (!exclusive) dmlcpu_##TYPE##_scan_store(o + j * ES, acc[j]);                 \
                 }                                                                                   \
             }                                                                                       \
+            for (size_t j = 0; j < n; j++) dmlcpu_##TYPE##_carry_out(carry, j0 + j, acc[j]);        \
         }                                                                                           \
         if (stream) dmlcpu_ov_fence();                                                              \
     }

@@ -413,3 +413,5 @@ def dtype_size(int dtype):
 include "_binding.pxi"
 # Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"
+# One piece of a long scan with its running total carried in and out (dmlcpu.dask).
+include "_carry.pxi"
