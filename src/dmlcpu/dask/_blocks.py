@@ -11,12 +11,11 @@ import os
 import numpy as np
 
 from .. import _ops
-from .._core import set_num_threads
-from .._types import AxisDirection
+from .._core import _scan_carried, set_num_threads
+from .._types import DATA_TYPE_OF_NUMPY
 
 SUM = "CUMULATIVE_SUMMATION"
-_EAGER_SCANS = {SUM: _ops.cumulative_summation, "CUMULATIVE_PRODUCT": _ops.cumulative_product}
-_EXCLUSIVE_FIELD = {SUM: "has_exclusive_sum", "CUMULATIVE_PRODUCT": "has_exclusive_product"}
+_OPERATIONS = {SUM: 0, "CUMULATIVE_PRODUCT": 1}  # the C core's dmlcpu_scan_op
 
 _pool_checked = False
 
@@ -42,54 +41,21 @@ def accumulator_dtype(dtype):
     return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
 
 
-def _eager_scan(op, x, axis, reverse, exclusive):
-    direction = AxisDirection.DECREASING if reverse else AxisDirection.INCREASING
-    return _EAGER_SCANS[op](x, axis=axis, axis_direction=direction,
-                            **{_EXCLUSIVE_FIELD[op]: exclusive})
-
-
-def _take(x, axis, start, stop):
-    index = [slice(None)] * x.ndim
-    index[axis] = slice(start, stop)
-    return x[tuple(index)]
-
-
 def scan_block(block, carry, op, axis, reverse, exclusive):
-    """(this block's output, its carry out): the scan of ``block`` starting from ``carry``.
+    """(this block's output, its carry out): dmlcpu's scan of ``block`` starting from ``carry``.
 
     ``carry`` None starts from the operator's identity, as the first block of a walk does.
     """
     limit_pool_in_dask_processes()
-    n = block.shape[axis]
-    acc = accumulator_dtype(block.dtype)
-    if n == 0:
-        return np.empty(block.shape, block.dtype), carry
-    values = block.astype(acc, copy=False)  # FLOAT16 -> FLOAT32 is exact
-    end = (0, 1) if reverse else (n - 1, n)  # the walk's last element
-    if carry is None:
-        if exclusive:
-            scanned = _eager_scan(op, values, axis, reverse, True)
-            total = _take(scanned, axis, *end)
-            step = np.add if op == SUM else np.multiply
-            carry_out = step(total, _take(values, axis, *end))
-        else:
-            scanned = _eager_scan(op, values, axis, reverse, False)
-            carry_out = _take(scanned, axis, *end).copy()
-    else:
-        # The carry placed where the walk starts: the sequential scan then reaches it first
-        # (identity op carry == carry, bit for bit) and continues exactly as one long walk.
-        parts = [values, carry] if reverse else [carry, values]
-        scanned_all = _eager_scan(op, np.concatenate(parts, axis=axis), axis, reverse, False)
-        if reverse:
-            scanned = _take(scanned_all, axis, 1, n + 1) if exclusive else \
-                _take(scanned_all, axis, 0, n)
-            carry_out = _take(scanned_all, axis, 0, 1).copy()
-        else:
-            scanned = _take(scanned_all, axis, 0, n) if exclusive else \
-                _take(scanned_all, axis, 1, n + 1)
-            carry_out = _take(scanned_all, axis, n, n + 1).copy()
-    with np.errstate(over="ignore"):  # FLOAT32 totals beyond FLOAT16's range round to infinity
-        return np.ascontiguousarray(scanned, dtype=block.dtype), carry_out
+    out = np.empty(block.shape, block.dtype)
+    if block.shape[axis] == 0:
+        return out, carry
+    shape = list(block.shape)
+    shape[axis] = 1
+    carry_out = np.empty(shape, accumulator_dtype(block.dtype))
+    _scan_carried(block, out, carry, carry_out, int(DATA_TYPE_OF_NUMPY[block.dtype]),
+                  _OPERATIONS[op], axis, reverse, exclusive)
+    return out, carry_out
 
 
 def block_total(block, op, axis):
