@@ -185,6 +185,25 @@ def test_tile_of_a_small_array_makes_few_blocks():
     assert tiled.compute().tobytes() == dmlcpu.tile(a, repeats=[1000, 50]).tobytes()
 
 
+def test_strict_levels_accept_what_the_eager_api_accepts():
+    rng = np.random.default_rng(11)
+    a = data(rng, (1, 2, 6, 5), np.float32, scan=True)
+    x = da.from_array(a, chunks=(1, 1, 4, 2))
+    calls = [("split", {"axis": 2, "output_axis_sizes": [2, 4], "feature_level": "1_0"}),
+             ("slice", {"offsets": [0, 1, 1, 0], "sizes": [1, 1, 2, 5],
+                        "strides": [1, 1, 3, 1], "feature_level": "1_0"}),
+             ("slice1", {"input_window_offsets": [0, 0, 1, 0], "input_window_sizes": [1, 2, 5, 5],
+                         "input_window_strides": [1, -1, 2, -2], "feature_level": "2_1"}),
+             ("tile", {"repeats": [2, 1, 1, 3], "feature_level": "1_0"}),
+             ("cumulative_summation", {"axis": 2, "feature_level": "2_1"}),
+             ("cumulative_product", {"axis": 3, "axis_direction": 1, "feature_level": "3_1"})]
+    for name, keywords in calls:
+        assert_same_bytes(dask.compute(*run(dd, name, x, keywords)),
+                          run(dmlcpu, name, a, keywords))
+    joined = dd.join([x, x], axis=1, feature_level="3_1")
+    assert joined.compute().tobytes() == dmlcpu.join([a, a], axis=1, feature_level="3_1").tobytes()
+
+
 # ------------------------------------------------------------------ what each block reads
 
 def _recording(a, chunks, seen):

@@ -1,5 +1,8 @@
 # One piece of a long scan, carried in and out (dmlcpu.dask's blocks): a private entry point.
-# Included by _core.pyx; self-contained (its own buffer handling: one call, five buffers).
+# Included by _core.pyx; self-contained (its own buffer handling: one call, four buffers; the
+# C core's declarations come from _core.pxd, `check` from _core.pyx).
+from cpython.buffer cimport PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from libc.stdint cimport intptr_t
 
 cdef int _carry_operand(obj, Py_buffer *buffer, dmlcpu_view *view, bint writable,
                         Py_ssize_t itemsize, str name) except -1:
