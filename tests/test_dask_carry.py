@@ -5,6 +5,9 @@ layout (outer, lines, a single long line, too few lines for the lanes, strided a
 views, streaming stores) and thread count. The whole scan is the eager API's, which
 tests/test_scan.py and tests/test_scan_dispatch.py check against an independent reference.
 """
+import os
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -189,3 +192,58 @@ def test_empty_pieces_write_nothing():
     carry_out = np.full((1, 5), 9, np.float32)
     _core._scan_carried(x, np.empty_like(x), None, carry_out, 1, SUM, 0, False, False)
     assert (carry_out == 9).all()
+
+
+# ------------------------------------------------------------------ guard pages
+
+def guarded_run():
+    """Every type, layout, operation and direction, each piece, its output and both carries
+    flush against inaccessible pages on one side; prints the number of carried calls."""
+    from guarded import guarded_array
+    rng = np.random.default_rng(5)
+    calls = 0
+    for dtype in DTYPES:
+        for shape, axis in [((40, 37), 0), ((37, 40), 1), ((1, 300), 1), ((3, 200), 1)]:
+            x = random_array(rng, shape, dtype)
+            n = shape[axis]
+            for side in ("front", "back"):
+                for op, reverse, exclusive in [(SUM, False, False), (SUM, True, True),
+                                               (PROD, False, True), (PROD, True, False)]:
+                    out = np.empty(x.shape, x.dtype)
+                    spans = [(0, n // 3), (n // 3, n)]
+                    carry = None
+                    for start, stop in (reversed(spans) if reverse else spans):
+                        piece = take(x, axis, start, stop)
+                        source = guarded_array(piece.shape, dtype, side=side)
+                        source[...] = piece
+                        written = guarded_array(piece.shape, dtype, side=side)
+                        if carry is not None:
+                            carry_in = guarded_array(carry.shape, carry.dtype, side=side)
+                            carry_in[...] = carry
+                            carry = carry_in
+                        carry_out = guarded_array(carry.shape if carry is not None else
+                                                  take(x, axis, 0, 1).shape, accumulator(dtype),
+                                                  side=side)
+                        _core._scan_carried(source, written, carry, carry_out,
+                                            int(DATA_TYPE_OF_NUMPY[x.dtype]), op, axis,
+                                            reverse, exclusive)
+                        take(out, axis, start, stop)[...] = written
+                        carry = np.array(carry_out)
+                        calls += 1
+                    assert out.tobytes() == whole(x, axis, op, reverse, exclusive).tobytes()
+    print("carried calls:", calls)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="mmap guard pages need POSIX")
+@pytest.mark.parametrize("isa", USABLE)
+def test_carried_scans_stay_inside_their_buffers(isa):
+    """In a subprocess, so that a stray access is a failed test (-11), not a dead test run."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.dirname(dmlcpu.__file__))
+    env = dict(os.environ, DMLCPU_FORCE_ISA=isa, PYTHONPATH=os.pathsep.join(
+        p for p in (here, package, os.environ.get("PYTHONPATH")) if p))
+    result = subprocess.run([sys.executable, "-c", "import test_dask_carry as t; t.guarded_run()"],
+                            capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:],
+                                    result.stderr[-2000:])
+    assert int(result.stdout.split("carried calls:")[1]) == 11 * 4 * 2 * 4 * 2
