@@ -30,6 +30,9 @@ Output and exit status: with ``--feature-level L`` (1_0 ... 6_4, or "extended"),
 at which DirectML accepts it (and whether extended mode does), status 0; if no feature level
 accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
 Status 2: unreadable file, malformed description or bad usage, with the reason on stderr.
+
+A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
+reported as above, its first line prefixed by its name; the status is the worst.
 """
 import argparse
 import json
@@ -258,6 +261,10 @@ def main(argv=None):
             except InvalidArgumentError as error:
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
+    from ._cli_dispatch import validate_model  # a DxDispatch model: each of its dispatchables
+    status = validate_model(args.file, level_arg, report)
+    if status is not None:
+        return status
     try:
         with open(args.file, encoding="utf-8") as handle:
             obj = json.load(handle)
