@@ -37,7 +37,6 @@ static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
  * index f = position * across + column names one scan. Operands: dst, src, then the carries
  * given (carry_in, carry_out: one accumulator per scan, walked over the same dims).
  */
-enum { CARRY_IN = 2 };
 typedef struct scan_plan {
     dmlcpu_scan_fn kernel;
     int32_t ndim;
@@ -121,9 +120,10 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     if (status != DMLCPU_OK) return status;
     if (axis < 0 || axis >= all.ndim) return DMLCPU_E_INVALID;
     const dmlcpu_view *carries[2] = {carry_in, carry_out};
-    for (int k = 0; k < 2; k++)
-        if (carries[k] != NULL && (status = check_carry(carries[k], &all, axis, acc_size)) != DMLCPU_OK)
-            return status;
+    for (int k = 0; k < 2; k++) {
+        if (carries[k] == NULL) continue;
+        if ((status = check_carry(carries[k], &all, axis, acc_size)) != DMLCPU_OK) return status;
+    }
     if (empty) return DMLCPU_OK;
 
     /* The axis, walked forwards from the first element in walk order. */

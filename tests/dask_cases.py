@@ -29,13 +29,12 @@ def chunking(rng, shape):
     chunks = []
     for size in shape:
         style = rng.integers(0, 3)
-        if size == 0 or style == 0:
+        if size <= 1 or style == 0:
             chunks.append((size,))
         elif style == 1:
             chunks.append((1,) * size)
         else:
-            cuts = sorted(set(rng.integers(1, size, rng.integers(0, 4)).tolist())) if size > 1 else []
-            edges = [0] + cuts + [size]
+            edges = [0] + sorted(set(rng.integers(1, size, rng.integers(0, 4)).tolist())) + [size]
             chunks.append(tuple(b - a for a, b in zip(edges, edges[1:])))
     return tuple(chunks)
 

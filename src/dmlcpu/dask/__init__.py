@@ -11,7 +11,8 @@ API's message and builds nothing.
 What runs where:
 - SPLIT, JOIN, SLICE and SLICE1 are views dask expresses without copying (slicing with any step,
   concatenation, broadcasting for SLICE's stride 0): each output block is a view of the one input
-  block under it, so a corner reads only the chunks it covers.
+  block under it, so a corner reads only the chunks it covers (JOIN's inputs are first rechunked
+  by dask to common chunks along the other axes, where they differ).
 - TILE: along dimensions held in one input chunk, an output block is several repeats of it,
   copied by dmlcpu's C core; elsewhere an output block is an input block.
 - CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT: dmlcpu's C core scans each block from the running
