@@ -296,6 +296,14 @@ def test_importing_dmlcpu_does_not_import_dask():
     assert out.strip() == "False"
 
 
+def test_without_dask_the_import_says_what_to_install():
+    code = ("import sys; sys.modules['dask'] = None\n"
+            "try:\n    import dmlcpu.dask\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], env=_package_env(), check=True,
+                         capture_output=True, text=True).stdout
+    assert "pip install 'dmlcpu[dask]'" in out
+
+
 def test_dask_worker_processes_run_one_dmlcpu_thread_each(client):
     a = np.ones((64, 64), np.float32)
     dd.cumulative_summation(da.from_array(a, chunks=16), axis=0).compute()

@@ -19,8 +19,13 @@ What runs where:
   total of the blocks before it in walk order (see ``_blocks`` and ``_graphs``). Blocks along the
   other axes run in parallel.
 """
-import dask.array as da
 import numpy as np
+
+try:
+    import dask.array as da
+except ImportError as error:  # (tests: a subprocess without dask)
+    raise ImportError("dmlcpu.dask needs dask: pip install 'dmlcpu[dask]' (dask[array] and "
+                      "distributed)") from error
 
 from .._arrays import as_array, data_type_of
 from .._types import AxisDirection
