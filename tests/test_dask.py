@@ -170,6 +170,39 @@ def test_zero_sizes_in_extended_mode():
         assert_same_bytes([result.compute()], [expected])
 
 
+def test_empty_blocks_inside_a_scanned_axis_pass_the_carry_on():
+    a = np.arange(1, 21).reshape(5, 4)
+    for dtype in (np.float32, np.float16, np.int16):
+        b = a.astype(dtype)
+        x = da.from_array(b, chunks=((3, 0, 2), (4,)))
+        for direction in (0, 1):
+            for exclusive in (False, True):
+                got = dd.cumulative_summation(x, axis=0, axis_direction=direction,
+                                              has_exclusive_sum=exclusive)
+                expected = dmlcpu.cumulative_summation(b, axis=0, axis_direction=direction,
+                                                       has_exclusive_sum=exclusive)
+                assert got.compute().tobytes() == expected.tobytes()
+
+
+@settings(max_examples=max(10, EXAMPLES // 5))
+@given(seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from(DTYPES),
+       product=st.booleans(), direction=st.integers(0, 1), exclusive=st.booleans())
+def test_long_scans_over_random_chunkings(seed, dtype, product, direction, exclusive):
+    rng = np.random.default_rng(seed)
+    length = int(rng.integers(500, 4000))
+    a = data(rng, (length, 2), dtype)
+    if np.dtype(dtype).kind == "f":  # finite all along: long sums, and products near 1
+        values = 1 + rng.random((length, 2)) / 64 if product else rng.standard_normal((length, 2))
+        a = values.astype(dtype)
+    edges = [0] + sorted(set(rng.integers(1, length, rng.integers(1, 40)).tolist())) + [length]
+    x = da.from_array(a, chunks=(tuple(np.diff(edges).tolist()), (1, 1)))
+    name = "cumulative_product" if product else "cumulative_summation"
+    field = "has_exclusive_product" if product else "has_exclusive_sum"
+    keywords = {"axis": 0, "axis_direction": direction, field: exclusive}
+    got = getattr(dd, name)(x, **keywords).compute(scheduler="synchronous")
+    assert got.tobytes() == getattr(dmlcpu, name)(a, **keywords).tobytes()
+
+
 def test_numpy_inputs_are_wrapped():
     a = np.arange(10, dtype=np.int16)
     assert dd.tile(a, repeats=[2]).compute().tobytes() == np.tile(a, 2).tobytes()
