@@ -10,8 +10,10 @@ last byte against the guard; SPLIT, JOIN, SLICE (strides 2 and 0), SLICE1 walkin
 (broadcast inputs too); both scan strategies (axis outer and innermost), forward and reverse,
 inclusive and exclusive, in place or not; JOIN and SPLIT in one pass over
 the outer indices (dmlcpu_copy_group), large enough to stream and to use threads, every block
-starting off a cache line; and descriptors executed on raw buffers of exactly
-TotalTensorSizeInBytes with packed, padded and broadcast strides. Prints the number of guarded
+starting off a cache line; descriptors executed on raw buffers of exactly
+TotalTensorSizeInBytes with packed, padded and broadcast strides; and hostile arguments: fields
+that reshape or retype the input while they are read, sequences that lie about their
+length, a compiled operator re-initialized from inside its execute. Prints the number of guarded
 calls made.
 """
 import itertools
@@ -304,6 +306,106 @@ def descriptor_cases(rng):
                     finite_floats=True)
 
 
+class Rearranging:
+    """An integer field whose __index__ first rearranges an array argument (a careless or
+    hostile caller): the call must run what it validated, or refuse, never reach outside."""
+
+    def __init__(self, value, rearrange):
+        self.value, self.rearrange = value, rearrange
+
+    def __index__(self):
+        self.rearrange()
+        return self.value
+
+
+class LyingLength(list):
+    """A sequence of arrays whose __len__ lies; iterating it gives the true items."""
+
+    def __len__(self):
+        return 1000
+
+
+# (call of an input and an integer field, the field's value): each result as a list of arrays
+HOSTILE_CALLS = [
+    (lambda x, f: dml.split(x, axis=f, output_axis_sizes=[2, 2]), 0),
+    (lambda x, f: [dml.tile(x, repeats=[f, 2])], 1),
+    (lambda x, f: [dml.slice(x, offsets=[f, 1], sizes=[3, 3], strides=[1, 1])], 0),
+    (lambda x, f: [dml.slice1(x, input_window_offsets=[0, f], input_window_sizes=[3, 3],
+                              input_window_strides=[-1, 1])], 0),
+    (lambda x, f: [dml.cumulative_summation(x, axis=f)], 0),
+    (lambda x, f: [dml.join([x, x], axis=f)], 0),
+]
+
+
+def hostile_cases(rng):
+    """Fields that reshape or retype a guarded input mid-call; sequences that lie
+    about their length; a compiled operator re-initialized from inside its own execute. A
+    result must be the call on the input as it was or as it became (or a refusal)."""
+    global calls
+    for side in ("front", "back"):
+        values = random_values((4, 6), np.float32, rng)
+        states = [values, values.reshape(6, 4), values.view(np.int32)]
+        for change in ("reshape", "retype"):
+            for call, value in HOSTILE_CALLS:
+                x = guarded_copy(values, side)
+
+                def rearrange(x=x, change=change):
+                    if change == "reshape":
+                        x.shape = (6, 4)
+                    else:
+                        x.dtype = np.int32
+                try:
+                    got = call(x, Rearranging(value, rearrange))
+                except dml.InvalidArgumentError:
+                    continue
+                wants = []
+                for state in states:
+                    try:
+                        wants.append(call(state, value))
+                    except dml.InvalidArgumentError:
+                        pass
+                if not any(len(got) == len(w) and all(map(same_bits, got, w)) for w in wants):
+                    print(f"WRONG RESULT: hostile {change} side={side}", flush=True)
+                    sys.exit(3)
+                calls += 1
+        outs = LyingLength([guarded_empty((2, 6), np.float32, side),
+                            guarded_empty((2, 6), np.float32, side)])
+        got = dml.split(values, axis=0, output_axis_sizes=[2, 2], outputs=outs)
+        check(np.concatenate(got), values, f"split into a lying sequence side={side}")
+        check(dml.join(LyingLength([values, values]), axis=0),
+              np.concatenate([values, values]), f"join of a lying sequence side={side}")
+    reinit_inside_execute()
+
+
+def reinit_inside_execute():
+    """op.__init__ from an outputs sequence's __getitem__ is refused; a read-only input (the
+    guard page's neighbour) is never written."""
+    f32 = dml.TensorDataType.FLOAT32
+    op = dml.compile_operator(dml.JoinOperatorDesc(
+        [dml.TensorDesc(f32, [2]), dml.TensorDesc(f32, [2])], dml.TensorDesc(f32, [4]), 0))
+    other = dml.TileOperatorDesc(dml.TensorDesc(f32, [1]), dml.TensorDesc(f32, [4]), [4])
+    second = guarded_copy(np.float32([3, 4]), "back")
+    second.flags.writeable = False
+    out = guarded_empty((4,), np.float32, "front")
+
+    class Rebinding:
+        def __len__(self):
+            return 1
+
+        def __getitem__(self, k):
+            if k:
+                raise IndexError(k)
+            op.__init__(other, None)
+            return out
+
+    try:
+        op.execute([np.float32([1, 2]), second], Rebinding())
+    except AttributeError:
+        pass
+    op.execute([np.float32([1, 2]), second], [out])
+    check(out, np.float32([1, 2, 3, 4]), "execute after a refused re-init")
+
+
 def main():
     rng = np.random.default_rng(20261121)
     copy_cases(rng)
@@ -312,6 +414,7 @@ def main():
     tile_cases(rng)
     scan_cases(rng)
     descriptor_cases(rng)
+    hostile_cases(rng)
     print(f"guarded calls: {calls}")
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._errors import InvalidArgumentError
-from ._self_overlap import self_overlaps
+from ._self_overlap import SELF_OVERLAP_MAX_WORK, self_overlap
 from ._support import supported_data_types
 from ._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES
 from ._validate import level_name
@@ -12,53 +12,63 @@ try:  # NumPy >= 2.0
 except ImportError:  # pragma: no cover - NumPy 1.x
     byte_bounds = np.byte_bounds
 
-# Work allowed to np.shares_memory's exact solver before an overlap is assumed.
-_OVERLAP_MAX_WORK = 1 << 20
+# Work allowed to np.shares_memory's exact solver before an overlap is assumed (the self-overlap
+# solver has its own budget, _self_overlap.SELF_OVERLAP_MAX_WORK).
+OVERLAP_MAX_WORK = 1 << 20
+
+OFFSETS_OVERFLOW = ("its sizes and strides reach byte offsets beyond 64 bits (its elements "
+                    "would span more than 2^63 bytes)")
 
 
-def as_array(obj, field):
-    """A NumPy view of an input: ndarray, __dlpack__ object (CPU torch tensors) or buffer."""
+def as_array(obj, field, output=False):
+    """A NumPy view of an argument: ndarray, __dlpack__ object (CPU torch tensors) or buffer.
+
+    An output given as a __dlpack__ object is imported with copy=False: a producer may answer
+    a plain request with a copy, which dmlcpu would fill while the caller's tensor stays as it
+    was; one that can only give a copy is refused.
+    """
     if isinstance(obj, np.ndarray):
         return obj
     if hasattr(obj, "__dlpack__"):
-        try:
-            return np.from_dlpack(obj)
-        except (TypeError, ValueError, BufferError, RuntimeError) as error:
-            raise TypeError(f"{field}: cannot read this __dlpack__ object on the CPU: "
-                            f"{error}") from None
+        return _from_dlpack(obj, field, output)
     try:
         view = memoryview(obj)
     except TypeError:
         raise TypeError(f"{field} must be an array, a buffer or a __dlpack__ object, not "
                         f"{type(obj).__name__}") from None
+    except ValueError as error:  # a released memoryview, a closed mmap
+        raise TypeError(f"{field} is not a usable buffer: {error}") from None
     try:
         return np.asarray(view)
     except (TypeError, ValueError) as error:
         raise TypeError(f"{field}: its buffer cannot be read as an array: {error}") from None
 
 
-def as_output_array(obj, field):
-    """A NumPy view of a caller's output, which must be writable."""
-    array = as_array(obj, field)
-    if not array.flags.writeable:
-        raise InvalidArgumentError(f"{field} is read-only but must be writable")
-    return array
+def _from_dlpack(obj, field, output):
+    try:
+        return np.from_dlpack(obj, copy=False) if output else np.from_dlpack(obj)
+    except BufferError as error:
+        if output:
+            raise InvalidArgumentError(f"{field}: this __dlpack__ object cannot be written in "
+                                       f"place (its producer would need a copy: {error})"
+                                       ) from None
+        raise TypeError(f"{field}: cannot read this __dlpack__ object on the CPU: "
+                        f"{error}") from None
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise TypeError(f"{field}: cannot read this __dlpack__ object on the CPU: "
+                        f"{error}") from None
 
 
-def data_type_of(array, op, field, level):
-    """The DirectML data type of an array's dtype, or InvalidArgumentError listing the supported."""
-    data_type = DATA_TYPE_OF_NUMPY.get(array.dtype)
+def data_type_of(dtype, op, field, level):
+    """The DirectML data type of a NumPy dtype, or InvalidArgumentError listing the supported."""
+    data_type = DATA_TYPE_OF_NUMPY.get(dtype)
     if data_type is None:
         names = ", ".join(f"{t.name} ({NUMPY_DTYPES[t].name})"
                           for t in supported_data_types(op, level))
-        raise InvalidArgumentError(f"{op}: {field}.DataType is NumPy {array.dtype.str} "
-                                   f"({array.dtype}) but must be one of {names} at "
+        raise InvalidArgumentError(f"{op}: {field}.DataType is NumPy {dtype.str} "
+                                   f"({dtype}) but must be one of {names} at "
                                    f"{level_name(level)}")
     return data_type
-
-
-def layout_of(array, slot):
-    return (slot, 0, array.shape, array.strides)
 
 
 def _bounds(array):
@@ -67,21 +77,40 @@ def _bounds(array):
     return byte_bounds(array)
 
 
+def _check_reach(op, array, name):
+    """Every byte offset of a non-empty array must fit in 64 bits (NumPy's solvers and the C
+    core work in them): refused, as the C boundary refuses such inputs."""
+    if array.size and sum(abs(stride) * (size - 1) for size, stride in zip(
+            array.shape, array.strides)) + array.itemsize > 2**63 - 1:
+        raise InvalidArgumentError(f"{op}: {name}: {OFFSETS_OVERFLOW}")
+
+
 def _may_share(a, b):
     try:
-        return np.shares_memory(a, b, max_work=_OVERLAP_MAX_WORK)
+        return np.shares_memory(a, b, max_work=OVERLAP_MAX_WORK)
     except np.exceptions.TooHardError:
         return True
 
 
 def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok=False):
     """Outputs may not overlap inputs, each other, or themselves (in place: the identical view)."""
+    names = [input_field if len(inputs) == 1 else f"{input_field}[{j}]"
+             for j in range(len(inputs))]
+    for j, inp in enumerate(inputs):
+        _check_reach(op, inp, names[j])
     for k, out in enumerate(outputs):
         out_name = output_field if len(outputs) == 1 else f"{output_field}[{k}]"
-        if self_overlaps(out):
+        _check_reach(op, out, out_name)
+        why = self_overlap(out)
+        if why == "overlaps":
             raise InvalidArgumentError(f"{op}: {out_name} has strides {out.strides} that map two "
                                        f"coordinates to the same element; outputs must not "
                                        f"overlap themselves")
+        if why == "undecided":
+            raise InvalidArgumentError(f"{op}: {out_name} has sizes {out.shape} and strides "
+                                       f"{out.strides} whose self-overlap NumPy's exact solver "
+                                       f"did not settle in {SELF_OVERLAP_MAX_WORK} steps; outputs "
+                                       f"must be shown not to overlap themselves")
         out_bounds = _bounds(out)
         if out_bounds is None:
             continue
@@ -92,18 +121,20 @@ def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok
             if in_bounds is None or in_bounds[1] <= out_bounds[0] or out_bounds[1] <= in_bounds[0]:
                 continue
             if _may_share(out, inp):
-                in_name = input_field if len(inputs) == 1 else f"{input_field}[{j}]"
                 allowed = " except as the identical view (in place)" if in_place_ok else ""
-                raise InvalidArgumentError(f"{op}: {out_name} overlaps {in_name} in memory; an "
+                raise InvalidArgumentError(f"{op}: {out_name} overlaps {names[j]} in memory; an "
                                            f"output must not overlap an input{allowed}")
     _check_outputs_disjoint(op, outputs, output_field)
 
 
 def _check_outputs_disjoint(op, outputs, output_field):
+    """Sorted by start, each output is compared only with those starting before it ends:
+    linear for outputs side by side, as a SPLIT's are."""
     spans = sorted((b[0], b[1], k) for k, b in ((k, _bounds(o)) for k, o in enumerate(outputs))
                    if b is not None)
-    for i, (low, high, k) in enumerate(spans):
-        for other_low, _, j in spans[i + 1:]:
+    for i, (_, high, k) in enumerate(spans):
+        for other in range(i + 1, len(spans)):
+            other_low, _, j = spans[other]
             if other_low >= high:
                 break
             if _may_share(outputs[k], outputs[j]):

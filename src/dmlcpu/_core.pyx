@@ -11,7 +11,9 @@ from cpython.buffer cimport (PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
 from libc.stdint cimport INT64_MAX as INT64_MAX_C, INT64_MIN as INT64_MIN_C
 from libc.stdint cimport int32_t, int64_t, intptr_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from cpython.mem cimport PyMem_Calloc, PyMem_Free
+
+from collections import namedtuple as _namedtuple
 
 from ._errors import CoreError, InvalidArgumentError
 
@@ -27,9 +29,7 @@ cdef enum:
     # Below this many bytes the GIL is kept: releasing it costs more than the copy.
     NOGIL_BYTES = 65536
     # Operands of a typical call fit on the C stack; a JOIN of many inputs uses the heap.
-    RUN_STACK_SLOTS = 8
-
-STEP_KINDS = {"copy": STEP_COPY, "tile": STEP_TILE, "scan": STEP_SCAN, "group": STEP_GROUP}
+    STACK_SLOTS = 16
 
 
 cdef struct Step:
@@ -81,22 +81,60 @@ OFFSETS_OVERFLOW = ("a tensor's sizes and strides reach byte offsets beyond 64 b
                     "would span more than 2^63 bytes)")
 
 
-cdef int fill_view(dmlcpu_view *view, offset, sizes, strides, int64_t elsize,
+Layout = _namedtuple("Layout", "slot offset sizes strides")
+Layout.__doc__ = ("Where a tensor's element (0, ..., 0) sits: ``offset`` bytes from the base of "
+                  "the buffer bound to ``slot`` (inputs first, then outputs), and its byte strides")
+Copy = _namedtuple("Copy", "dst src elsize")
+Tile = _namedtuple("Tile", "dst src elsize")
+Scan = _namedtuple("Scan", "dst src dtype axis op reverse exclusive")
+Scan.__doc__ = "A scan; its elements are its data type's size (the C scan walks those)"
+Group = _namedtuple("Group", "dsts srcs elsize outer_ndim")
+Group.__doc__ = ("Copies sharing their leading ``outer_ndim`` dims (JOIN, SPLIT), run as one "
+                 "dmlcpu_copy_group call")
+
+
+def _record(step):
+    """A step record, from a record or the positional form ("copy", dst, src, elsize), ("tile",
+    ...), ("group", dsts, srcs, elsize, outer_ndim) or ("scan", dst, src, elsize, dtype, axis,
+    op, reverse, exclusive), whose elsize must be its dtype's."""
+    if type(step) in (Copy, Tile, Scan, Group):
+        return step
+    kind, *fields = step
+    if kind == "scan":
+        dst, src, elsize, dtype, *rest = fields
+        if 0 <= dtype <= 255 and dmlcpu_dtype_size(dtype) not in (0, elsize):
+            raise CoreError("a scan step has element size %d but its data type %d has "
+                            "elements of %d bytes" % (elsize, dtype, dmlcpu_dtype_size(dtype)))
+        return Scan(dst, src, dtype, *rest)
+    records = {"copy": Copy, "tile": Tile, "group": Group}
+    if kind not in records:
+        raise CoreError("unknown plan step kind %r" % (kind,))
+    return records[kind](*fields)
+
+
+cdef int fill_view(dmlcpu_view *view, layout, int64_t elsize, int *slot,
                    int64_t *lo, int64_t *hi, bint *empty) except -1:
-    """Fills a view from Python sequences; computes the byte range its elements occupy.
+    """Fills a view from a Layout; computes the byte range its elements occupy.
 
     Every value must fit in int64 and so must every byte offset reached: such a view can only
     come from a crafted array (validation refuses such tensors), and is refused before any run.
+    A dim of one element never moves: its stride is dropped (any value, as NumPy allows), so
+    the C core's bounds, which take |stride| * size, see only strides that are walked.
     """
-    cdef Py_ssize_t n = len(sizes), i
+    cdef Py_ssize_t n, i
     cdef int64_t size, stride, start, below = 0, above = 0
+    slot_value, offset, sizes, strides = layout
+    sizes = tuple(sizes)
+    strides = tuple(strides)
+    n = len(sizes)
     if n > DMLCPU_MAX_DIMS or len(strides) != n:
         raise CoreError("a plan view has %d sizes and %d strides" % (n, len(strides)))
+    slot[0] = slot_value
     try:
         start = offset
         for i in range(n):
             view.sizes[i] = sizes[i]
-            view.strides[i] = strides[i]
+            view.strides[i] = strides[i] if sizes[i] != 1 else 0
     except OverflowError:
         raise InvalidArgumentError(OFFSETS_OVERFLOW) from None
     view.ndim = <int32_t>n
@@ -125,7 +163,12 @@ cdef int fill_view(dmlcpu_view *view, offset, sizes, strides, int64_t elsize,
 
 
 cdef class Plan:
-    """Steps over operand slots, converted to C structs once and run many times."""
+    """Steps over operand slots, converted to C structs once and run many times.
+
+    ``steps``: Copy, Tile, Scan and Group records over Layouts (or their positional forms, see
+    _record). A Group becomes a header struct followed by one STEP_PART struct per (dst, src)
+    pair, each bounded against its buffers as a copy. Immutable once built.
+    """
     cdef Step *steps
     cdef Py_ssize_t n_steps      # C structs: a group is its header and its parts
     cdef Py_ssize_t n_given      # steps as given
@@ -134,138 +177,135 @@ cdef class Plan:
     cdef readonly int64_t work_bytes
 
     def __cinit__(self, Py_ssize_t n_inputs, Py_ssize_t n_outputs, steps):
-        cdef Py_ssize_t i
-        cdef Step *step
-        cdef bint dst_empty, src_empty
+        cdef Py_ssize_t i = 0
+        if n_inputs < 0 or n_outputs < 0:
+            raise CoreError("a plan needs a non-negative number of inputs and outputs")
         self.n_inputs = n_inputs
         self.n_outputs = n_outputs
-        self.n_given = len(steps)
-        # ("copy"|"tile", dst, src, elsize), ("scan", dst, src, elsize, dtype, axis, op, reverse,
-        # exclusive) or ("group", dsts, srcs, elsize, outer_ndim); a dst or src is a layout
-        # (slot, byte_offset, sizes, byte_strides). A group becomes a header struct followed by
-        # one STEP_PART struct per (dst, src) pair, each checked against its buffers as a copy.
-        flat = []
-        for s in steps:
-            if s[0] == "group":
-                if len(s[1]) != len(s[2]):
-                    raise CoreError("a plan group has %d destinations and %d sources" % (
-                        len(s[1]), len(s[2])))
-                flat.append((STEP_GROUP, len(s[1]), s[3], s[4]))
-                flat.extend((STEP_PART, dst, src, s[3]) for dst, src in zip(s[1], s[2]))
-            else:
-                flat.append((STEP_KINDS[s[0]],) + tuple(s[1:]))
-        self.n_steps = len(flat)
-        self.steps = <Step *>calloc(self.n_steps if self.n_steps else 1, sizeof(Step))
+        records = [_record(step) for step in steps]
+        self.n_given = len(records)
+        self.n_steps = sum(1 + len(r.dsts) if type(r) is Group else 1 for r in records)
+        # PyMem: Python's allocator, so tracemalloc sees what remembered plans keep
+        self.steps = <Step *>PyMem_Calloc(self.n_steps if self.n_steps else 1, sizeof(Step))
         if self.steps == NULL:
             raise MemoryError()
         self.work_bytes = 0
-        for i in range(self.n_steps):
-            step = &self.steps[i]
-            s = flat[i]
-            step.kind = s[0]
-            if step.kind == STEP_GROUP:
-                step.parts, step.elsize, step.outer_ndim = s[1:4]
-                step.empty = True  # the header touches nothing itself: its parts are checked
-                continue
-            dst, src = s[1], s[2]
-            step.elsize = s[3]
-            step.dst_slot = dst[0]
-            step.src_slot = src[0]
-            if not (n_inputs + n_outputs > step.dst_slot >= n_inputs) or not (
-                    0 <= step.src_slot < n_inputs + n_outputs):
-                raise CoreError("a plan step names a slot that does not exist")
-            fill_view(&step.dst, dst[1], dst[2], dst[3], step.elsize, &step.dst_lo,
-                      &step.dst_hi, &dst_empty)
-            fill_view(&step.src, src[1], src[2], src[3], step.elsize, &step.src_lo,
-                      &step.src_hi, &src_empty)
-            step.empty = dst_empty or src_empty
-            if step.kind == STEP_SCAN:
-                step.dtype, step.axis, step.op, step.reverse, step.exclusive = s[4:9]
-            if not step.empty:  # saturates: only compared with NOGIL_BYTES
-                self.work_bytes += min(step.dst_hi - step.dst_lo, NOGIL_BYTES)
+        for record in records:
+            kind = type(record)
+            if kind is Group:
+                dsts, srcs = tuple(record.dsts), tuple(record.srcs)
+                if len(dsts) != len(srcs):
+                    raise CoreError("a plan group has %d destinations and %d sources" % (
+                        len(dsts), len(srcs)))
+                self.steps[i].kind = STEP_GROUP
+                self.steps[i].parts = len(dsts)
+                self.steps[i].elsize = record.elsize
+                self.steps[i].outer_ndim = record.outer_ndim
+                self.steps[i].empty = True  # the header touches nothing itself
+                i += 1
+                for dst, src in zip(dsts, srcs):
+                    self._fill(&self.steps[i], STEP_PART, dst, src, record.elsize)
+                    i += 1
+            elif kind is Scan:
+                self._fill(&self.steps[i], STEP_SCAN, record.dst, record.src,
+                           self._scan_elsize(record.dtype))
+                self.steps[i].dtype = record.dtype
+                self.steps[i].axis = record.axis
+                self.steps[i].op = record.op
+                self.steps[i].reverse = bool(record.reverse)
+                self.steps[i].exclusive = bool(record.exclusive)
+                i += 1
+            else:
+                self._fill(&self.steps[i], STEP_COPY if kind is Copy else STEP_TILE,
+                           record.dst, record.src, record.elsize)
+                i += 1
+
+    cdef size_t _scan_elsize(self, dtype) except 0:
+        """A scan's elements are its data type's size; an unknown type is bounded as bytes
+        and refused by the C core before it touches memory."""
+        cdef size_t elsize = dmlcpu_dtype_size(dtype) if 0 <= dtype <= 255 else 0
+        return elsize if elsize else 1
+
+    cdef int _fill(self, Step *step, int kind, dst, src, elsize) except -1:
+        cdef bint dst_empty, src_empty
+        step.kind = kind
+        if not 1 <= elsize <= 8:
+            raise CoreError("a plan step has element size %r" % (elsize,))
+        step.elsize = elsize
+        fill_view(&step.dst, dst, step.elsize, &step.dst_slot, &step.dst_lo, &step.dst_hi,
+                  &dst_empty)
+        fill_view(&step.src, src, step.elsize, &step.src_slot, &step.src_lo, &step.src_hi,
+                  &src_empty)
+        if not (self.n_inputs + self.n_outputs > step.dst_slot >= self.n_inputs) or not (
+                0 <= step.src_slot < self.n_inputs + self.n_outputs):
+            raise CoreError("a plan step names a slot that does not exist")
+        step.empty = dst_empty or src_empty
+        if not step.empty:  # saturates: only compared with NOGIL_BYTES
+            self.work_bytes += min(step.dst_hi - step.dst_lo, NOGIL_BYTES)
+        return 0
 
     def __dealloc__(self):
-        free(self.steps)
+        PyMem_Free(self.steps)
 
     def __len__(self):
         return self.n_given
 
+    @property
+    def nbytes(self):
+        """Bytes this plan keeps allocated (its C step array), for bounding caches of plans."""
+        return self.n_steps * sizeof(Step) + 128
+
     def run(self, inputs, outputs):
         """Binds inputs (read) and outputs (written) to the slots and runs every step."""
-        self._run(inputs, outputs, False, False)
+        self._run(tuple(inputs), tuple(outputs), False, False)
 
     def try_run(self, inputs, outputs, bint in_place_ok=False):
         """Runs like ``run`` if every buffer can be had as needed and no output's bytes meet
-        another operand's (the identical view of an input is allowed with ``in_place_ok``).
-        Otherwise returns False having written nothing, for the caller's exact checks to explain.
-        Calls with more than a few operands always return False."""
-        return self._run(inputs, outputs, True, in_place_ok)
+        another operand's (the first input's start, with ``in_place_ok``: the caller knows the
+        layouts are identical). Otherwise returns False having written nothing, for the
+        caller's exact checks to explain."""
+        return self._run(tuple(inputs), tuple(outputs), True, in_place_ok)
 
-    cdef bint _run(self, inputs, outputs, bint tentative, bint in_place_ok) except -1:
-        cdef Py_ssize_t n_slots = self.n_inputs + self.n_outputs, i, acquired = 0
-        cdef Py_buffer stack_buffers[RUN_STACK_SLOTS]
-        cdef int64_t stack_bounds[2 * RUN_STACK_SLOTS]
-        cdef Py_buffer *buffers = stack_buffers
-        cdef int64_t *lo = stack_bounds
-        cdef int64_t *hi
-        cdef int flags
+    cdef bint _run(self, tuple inputs, tuple outputs, bint tentative,
+                   bint in_place_ok) except -1:
+        cdef Operands ops
+        cdef Py_ssize_t i, first, second
         if len(inputs) != self.n_inputs or len(outputs) != self.n_outputs:
             raise CoreError("the plan takes %d inputs and %d outputs, got %d and %d" % (
                 self.n_inputs, self.n_outputs, len(inputs), len(outputs)))
-        if n_slots > RUN_STACK_SLOTS:
-            if tentative:
-                return False
-            buffers = <Py_buffer *>calloc(n_slots, sizeof(Py_buffer))
-            lo = <int64_t *>calloc(2 * n_slots, sizeof(int64_t))
-            if buffers == NULL or lo == NULL:
-                free(buffers)
-                free(lo)
-                raise MemoryError()
-        hi = lo + n_slots
+        operands_open(&ops, self.n_inputs + self.n_outputs)
         try:
-            for i in range(n_slots):
-                if i < self.n_inputs:
-                    obj = inputs[i]
-                    flags = PyBUF_STRIDES
-                else:
-                    obj = outputs[i - self.n_inputs]
-                    flags = PyBUF_STRIDES | PyBUF_WRITABLE
-                if tentative:
-                    try:
-                        PyObject_GetBuffer(obj, &buffers[i], flags)
-                    except (BufferError, ValueError, TypeError):
+            for i in range(ops.n):
+                obj = inputs[i] if i < self.n_inputs else outputs[i - self.n_inputs]
+                if not operands_acquire(&ops, obj, PyBUF_STRIDES if i < self.n_inputs
+                                        else PyBUF_STRIDES | PyBUF_WRITABLE):
+                    if tentative:
                         return False
-                else:
-                    try:
-                        PyObject_GetBuffer(obj, &buffers[i], flags)
-                    except BufferError as error:
-                        if i >= self.n_inputs:
-                            raise InvalidArgumentError("output %d is not writable (%s)" % (
-                                i - self.n_inputs, error)) from None
-                        raise TypeError("input %d does not export a buffer: %s" % (
-                            i, error)) from None
-                acquired += 1
-                buffer_extent(&buffers[i], &lo[i], &hi[i])
-            if tentative and outputs_meet(buffers, lo, hi, self.n_inputs, n_slots, in_place_ok):
+                    if i >= self.n_inputs:
+                        raise InvalidArgumentError("output %d is not a writable buffer" % (
+                            i - self.n_inputs))
+                    raise TypeError("input %d does not export a buffer" % i)
+                strided_extent(&ops.buffers[i], &ops.lo[i], &ops.hi[i])
+            if tentative and find_conflict(&ops, ops.hi, self.n_inputs, in_place_ok,
+                                           &first, &second):
                 return False
-            self._run_bound(buffers, lo, hi)
+            self._run_bound(&ops)
             return True
         finally:
-            for i in range(acquired):
-                PyBuffer_Release(&buffers[i])
-            if buffers != stack_buffers:
-                free(buffers)
-                free(lo)
+            operands_close(&ops)
 
-    cdef int _run_bound(self, Py_buffer *buffers, int64_t *lo, int64_t *hi) except -1:
+    cdef int _run_bound(self, Operands *ops) except -1:
         """Runs every step on buffers already acquired, whose usable bytes are [lo, hi)."""
         cdef dmlcpu_status status
-        self._check_extents(lo, hi)
+        if ops.n != self.n_inputs + self.n_outputs or ops.bound != ops.n:
+            raise CoreError("a plan of %d slots was bound to %d buffers" % (
+                self.n_inputs + self.n_outputs, ops.bound))
+        self._check_extents(ops.lo, ops.hi)
         if self.work_bytes >= NOGIL_BYTES:
             with nogil:
-                status = run_steps(self.steps, self.n_steps, buffers)
+                status = run_steps(self.steps, self.n_steps, ops.buffers)
         else:
-            status = run_steps(self.steps, self.n_steps, buffers)
+            status = run_steps(self.steps, self.n_steps, ops.buffers)
         return check(status)
 
     cdef int _check_extents(self, int64_t *lo, int64_t *hi) except -1:
@@ -281,66 +321,6 @@ cdef class Plan:
         return 0
 
 
-cdef bint outputs_meet(Py_buffer *buffers, int64_t *lo, int64_t *hi, Py_ssize_t n_inputs,
-                       Py_ssize_t n_slots, bint in_place_ok) noexcept:
-    """True if some output's byte range meets an input's or another output's (identical views
-    of an input excepted when in_place_ok). Conservative: meeting ranges may still be disjoint
-    element by element; the caller's exact check decides those."""
-    cdef Py_ssize_t o, j
-    cdef char *o_lo
-    cdef char *o_hi
-    for o in range(n_inputs, n_slots):
-        if lo[o] == hi[o]:
-            continue
-        o_lo = <char *>buffers[o].buf + lo[o]
-        o_hi = <char *>buffers[o].buf + hi[o]
-        for j in range(n_slots):
-            if j == o or lo[j] == hi[j]:
-                continue
-            if (<char *>buffers[j].buf + lo[j] < o_hi and o_lo < <char *>buffers[j].buf + hi[j]):
-                if not (in_place_ok and j < n_inputs and same_view(&buffers[o], &buffers[j])):
-                    return True
-    return False
-
-
-cdef bint same_view(Py_buffer *a, Py_buffer *b) noexcept:
-    cdef int i
-    if a.buf != b.buf or a.ndim != b.ndim or a.itemsize != b.itemsize:
-        return False
-    for i in range(a.ndim):
-        if a.shape[i] != b.shape[i] or a.strides[i] != b.strides[i]:
-            return False
-    return True
-
-
-cdef int buffer_extent(Py_buffer *buffer, int64_t *lo, int64_t *hi) except -1:
-    """The byte range [lo, hi) around buffer.buf that the exporter's elements occupy."""
-    cdef int i
-    cdef int64_t below = 0, above = 0, size, stride
-    if buffer.ndim == 0 or buffer.strides == NULL:
-        lo[0] = 0
-        hi[0] = buffer.len
-        return 0
-    for i in range(buffer.ndim):
-        size = buffer.shape[i]
-        stride = buffer.strides[i]
-        if size == 0:
-            lo[0] = 0
-            hi[0] = 0
-            return 0
-        if stride < 0:
-            below = reach_add(stride, size - 1, below)
-        else:
-            above = reach_add(stride, size - 1, above)
-        if below < 0 or above < 0:
-            raise InvalidArgumentError(OFFSETS_OVERFLOW)
-    if above > INT64_MAX_C - buffer.itemsize:
-        raise InvalidArgumentError(OFFSETS_OVERFLOW)
-    lo[0] = -below
-    hi[0] = above + buffer.itemsize
-    return 0
-
-
 cdef inline void bind_view(dmlcpu_view *view, const dmlcpu_view *planned,
                            Py_buffer *buffer) noexcept nogil:
     view[0] = planned[0]
@@ -349,10 +329,10 @@ cdef inline void bind_view(dmlcpu_view *view, const dmlcpu_view *planned,
 
 cdef dmlcpu_status run_group(Step *group, Step *parts, Py_buffer *buffers) noexcept nogil:
     """The group's non-empty parts, bound to their buffers, in one dmlcpu_copy_group call."""
-    cdef dmlcpu_view stack_views[2 * RUN_STACK_SLOTS]
+    cdef dmlcpu_view stack_views[2 * STACK_SLOTS]
     cdef dmlcpu_view *dsts = stack_views
     cdef dmlcpu_view *srcs
-    cdef Py_ssize_t i, n = 0, capacity = RUN_STACK_SLOTS
+    cdef Py_ssize_t i, n = 0, capacity = STACK_SLOTS
     cdef dmlcpu_status status
     if group.parts > capacity:
         capacity = group.parts
@@ -409,8 +389,12 @@ def dtype_size(int dtype):
     return dmlcpu_dtype_size(dtype)
 
 
+# Acquiring buffers and the overlap check, for Plan above and Binding below.
+include "_operands.pxi"
 # Descriptor buffers (dmlcpu._desc): binding checks in C, then the same _run_bound as above.
 include "_binding.pxi"
+# The eager API's remembered plans.
+include "_eager.pxi"
 # Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"
 # One piece of a long scan with its running total carried in and out (dmlcpu.dask).

@@ -1,105 +1,174 @@
-"""The eager API (SPEC.md section 5): arrays in, validated, planned, run, arrays out.
+"""The eager API (docs/semantics.md): arrays in, validated, planned, run, arrays out.
 
-Each function: read the arguments, validate every DirectML rule (nothing is written before this
-passes), refuse overlapping outputs, allocate missing outputs, plan and run. Axes and the other
-fields are DirectML's: axes are in [0, DimensionCount - 1] (no negative axes), UINT fields are
-never negative.
+Every call reads each argument exactly once into a snapshot: each field into an int or a tuple
+of ints (first), then each array into a private NumPy view whose dtype, shape and strides nobody
+else can change. The cache key, the validation, the overlap checks, the plan and the run all
+come from that snapshot, so an argument that changes while the call runs (a field's
+``__index__``, another thread) cannot make the call run something it did not validate. Axes and
+the other fields are DirectML's: axes are in [0, DimensionCount - 1] (no negative axes), UINT
+fields are never negative.
 
-Validation and planning depend only on the arguments' data types, shapes, strides and fields, so
-an extended-mode call remembers its plan under exactly those: the next call with the same
-signature skips straight to running. Only exact ints (not bools, not floats that compare equal)
-and exact ndarrays make a key, so a remembered plan is only ever reused for a call the validator
-would accept the same way. What a signature cannot tell, where the caller's outputs lie in
-memory, is checked on every call: ``Plan.try_run`` refuses outputs whose bytes meet another
-operand's, and the call then takes the full path, whose exact overlap check decides.
+An extended-mode call whose fields are exact ints (or lists of them) and whose arrays are exact
+ndarrays remembers its plan under its snapshot; the next call with the same snapshot runs it
+straight from Cython (``_core.eager``). What a key cannot tell, where the caller's
+outputs lie in memory, is checked on every call: a remembered plan runs into caller outputs only
+if their bytes meet no other operand's; otherwise the full path's exact overlap check decides.
 """
+import threading
+from collections import namedtuple
+from types import SimpleNamespace as _Args
+
 import numpy as np
 
-from . import _plan
-from ._arrays import (as_array, as_output_array, check_no_overlap, data_type_of, layout_of)
+from . import _core
+from ._arrays import as_array, check_no_overlap, data_type_of
 from ._errors import InvalidArgumentError
+from ._registry import INPUT, OPERATORS, OUTPUT, TENSOR, TENSORS
 from ._types import AxisDirection
 from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
-                        slice1_max_output_size, validate_cumulative, validate_join,
+                        show, slice1_max_output_size, validate_cumulative, validate_join,
                         validate_slice, validate_slice1, validate_split, validate_tile)
 
-
 _NDARRAY = np.ndarray
+_eager = _core.eager
 _CACHE = {}
-_CACHE_LIMIT = 512
+_CACHE_LIMIT = 512                # remembered plans at most
+_CACHE_MAX_BYTES = 32 << 20       # and at most this many bytes of plans and keys
+_cache_bytes = 0
+_cache_lock = threading.Lock()
+
+# One array argument, snapshotted: a private view, its Tensor, and whether the caller's object
+# was an exact ndarray (only those make cache keys: the fast path looks nothing else up).
+_Operand = namedtuple("_Operand", "array tensor exact")
 
 
-def _plan_key(op, arrays, params):
-    """A key for a call's plan, or None when an argument is not an exact ndarray or int."""
-    key = [op]
-    for value in params:
-        kind = type(value)
-        if kind is list or kind is tuple:
-            for item in value:
-                if type(item) is not int:
-                    return None
-            value = tuple(value)
-        elif value is not None and kind is not int:
-            return None
-        key.append(value)
-    for array in arrays:
-        if type(array) is not _NDARRAY:
-            return None
-        key += (array.dtype, array.shape, array.strides)
-    return tuple(key)
+def _operand(obj, field, op, level, output=False):
+    exact = type(obj) is _NDARRAY
+    array = _NDARRAY.view(obj if exact else as_array(obj, field, output), _NDARRAY)
+    if output and not array.flags.writeable:
+        raise InvalidArgumentError(f"{field} is read-only but must be writable")
+    return _Operand(array, Tensor(data_type_of(array.dtype, op, field, level), array.shape),
+                    exact)
 
 
-class _Remembered:
-    """A validated plan, and the shapes and dtype of the new C-contiguous arrays it fills."""
-
-    __slots__ = ("plan", "shapes", "dtype", "many", "in_place_ok")
-
-    def __init__(self, plan, outputs, many, in_place_ok):
-        self.plan = plan
-        self.shapes = [o.shape for o in outputs]
-        self.dtype = outputs[0].dtype
-        self.many = many
-        self.in_place_ok = in_place_ok
-
-    def run(self, inputs):
-        outputs = [np.empty(shape, self.dtype) for shape in self.shapes]
-        self.plan.run(inputs, outputs)
-        return outputs if self.many else outputs[0]
-
-    def run_into(self, inputs, outputs):
-        """True if it ran into the caller's outputs; False (nothing written) if they may overlap."""
-        return self.plan.try_run(inputs, outputs, self.in_place_ok)
+def _sequence(values, field):
+    """A sequence of arrays as a tuple, read once (lists, tuples, generators...)."""
+    if isinstance(values, (np.ndarray, str, bytes, bytearray, memoryview)) or not hasattr(
+            values, "__iter__") and not hasattr(values, "__getitem__"):
+        raise TypeError(f"{field} must be a sequence of arrays, not {type(values).__name__}")
+    return tuple(values)
 
 
-def _remember(key, plan, outputs, many=False, in_place_ok=False):
-    if key is not None:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        _CACHE[key] = _Remembered(plan, outputs, many, in_place_ok)
+class _Spec:
+    """An operator's eager parts: its registry record (tensor fields, planner, in-place rule),
+    ``fields(values)`` converting the eager fields (each read once), and ``prepare(fields,
+    ins, outs, level)`` validating and returning (output tensors, the planner's arguments)."""
+
+    def __init__(self, op, fields, prepare):
+        self.record = OPERATORS[op]
+        self.fields = fields
+        self.prepare = prepare
+        tensors = {f.role: f for f in self.record.fields if f.kind in (TENSOR, TENSORS)}
+        self.input_field, self.output_field = tensors[INPUT].dml, tensors[OUTPUT].dml
+        self.many_inputs = tensors[INPUT].kind == TENSORS
+        self.many = tensors[OUTPUT].kind == TENSORS
+        self.in_place = self.record.in_place
 
 
-def _as_flag(value):
-    """BOOL fields as 0/1 for keys: True and 1 mean the same to the validator."""
-    return int(value) if type(value) is bool else value
+def _full(op, raw, inputs, outputs, feature_level, spec):
+    """Every eager call that no remembered plan serves (see _core.eager). ``inputs``: a tuple of
+    array objects; ``outputs``: a tuple of the caller's outputs or None (new arrays); ``raw``:
+    the fields as given; ``spec``: the operator's _Spec."""
+    level = parse_feature_level(feature_level)
+    snapshot = _core.field_snapshot(raw)
+    fields = spec.fields(raw if snapshot is None else snapshot)  # each field read once, first
+    ins = [_operand(obj, f"{spec.input_field}[{k}]" if spec.many_inputs else spec.input_field,
+                    op, level) for k, obj in enumerate(inputs)]
+    outs = None if outputs is None else [
+        _operand(obj, f"{spec.output_field}[{k}]" if spec.many else spec.output_field, op,
+                 level, True) for k, obj in enumerate(outputs)]
+    given = outs is not None
+    touts, args = spec.prepare(fields, ins, outs, level)
+    if not given:
+        dtype = ins[0].array.dtype
+        outs = [_Operand(np.empty(t.sizes, dtype), t, True) for t in touts]
+    else:
+        check_no_overlap(op, [o.array for o in outs], [i.array for i in ins],
+                         spec.output_field, spec.input_field, spec.in_place)
+    n = len(ins)
+    plan = spec.record.planner(
+        args, [(k, 0, i.tensor.sizes, i.array.strides) for k, i in enumerate(ins)],
+        [(n + k, 0, o.tensor.sizes, o.array.strides) for k, o in enumerate(outs)],
+        ins[0].tensor.data_type)
+    plan.run([i.array for i in ins], [o.array for o in outs])
+    _remember(op, snapshot, ins, outs, given, plan, spec)
+    if given:
+        return list(outputs) if spec.many else outputs[0]
+    return [o.array for o in outs] if spec.many else outs[0].array
 
 
-def _input(obj, op, field, level):
-    array = as_array(obj, field)
-    return array, Tensor(data_type_of(array, op, field, level), array.shape)
+def _remember(op, snapshot, ins, outs, given, plan, spec):
+    """Keeps a validated plan under the key of the snapshot it was made from (exact arguments
+    only), dropping the oldest plans beyond _CACHE_LIMIT entries or _CACHE_MAX_BYTES."""
+    global _cache_bytes
+    operands = ins + outs if given else ins
+    if snapshot is None or not all(o.exact for o in operands):
+        return
+    layouts = tuple(part for o in operands for part in (o.array.dtype, o.tensor.sizes,
+                                                         o.array.strides))
+    key = _core.eager_key(op, given, snapshot, layouts)
+    if key is None:
+        return
+    in_place = spec.in_place and given and layouts[:3] == layouts[3:]
+    entry = _core.Remembered(plan, [] if given else [o.tensor.sizes for o in outs],
+                             ins[0].array.dtype, spec.many, in_place,
+                             key.nbytes)
+    if entry.nbytes > _CACHE_MAX_BYTES:
+        return
+    with _cache_lock:
+        old = _CACHE.pop(key, None)
+        _cache_bytes -= 0 if old is None else old.nbytes
+        while _CACHE and (len(_CACHE) >= _CACHE_LIMIT
+                          or _cache_bytes + entry.nbytes > _CACHE_MAX_BYTES):
+            _cache_bytes -= _CACHE.pop(next(iter(_CACHE))).nbytes
+        _CACHE[key] = entry
+        _cache_bytes += entry.nbytes
 
 
-def _outputs(objs, op, field, level):
-    arrays = [as_output_array(obj, f"{field}[{k}]") for k, obj in enumerate(objs)]
-    return arrays, [Tensor(data_type_of(a, op, f"{field}[{k}]", level), a.shape)
-                    for k, a in enumerate(arrays)]
+# ---------------------------------------------------------------- the operators
+
+def _single(outs, sizes, x):
+    """The one output's Tensor: the caller's, or a new array's of ``sizes``."""
+    return outs[0].tensor if outs is not None else Tensor(x.data_type, tuple(sizes))
 
 
-def _single_output(out, shape, source, op, level):
-    """The caller's ``out`` with its description, or (None, the description of a new array)."""
-    if out is None:
-        return None, Tensor(source.data_type, tuple(shape))
-    array = as_output_array(out, "OutputTensor")
-    return array, Tensor(data_type_of(array, op, "OutputTensor", level), array.shape)
+def _split_fields(values):
+    axis, sizes = values
+    return as_int(axis, "Axis"), as_int_list(sizes, "output_axis_sizes")
+
+
+def _split_prepare(fields, ins, outs, level):
+    op, (axis, axis_sizes), x = "SPLIT", fields, ins[0].tensor
+    shape = x.sizes
+    if outs is None:
+        # with an invalid axis the outputs take the input's shape; validation reports the axis
+        touts = [Tensor(x.data_type, shape[:axis] + (n,) + shape[axis + 1:]
+                        if 0 <= axis < len(shape) else shape) for n in axis_sizes]
+    else:
+        touts = [o.tensor for o in outs]
+        if len(axis_sizes) != len(outs):
+            raise InvalidArgumentError(f"{op}: output_axis_sizes has {len(axis_sizes)} entries "
+                                       f"but outputs has {len(outs)}")
+    validate_split(x, touts, axis, level, allow_empty=level is None)
+    for k, (n, t) in enumerate(zip(axis_sizes, touts)):
+        if t.sizes[axis] != n:
+            raise InvalidArgumentError(f"{op}: OutputTensors[{k}].Sizes[{axis}] is "
+                                       f"{t.sizes[axis]} but must equal "
+                                       f"output_axis_sizes[{k}] ({show(n)})")
+    return touts, _Args(axis=axis)
+
+
+_SPLIT = _Spec("SPLIT", _split_fields, _split_prepare)
 
 
 def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
@@ -107,126 +176,79 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
 
     Returns the outputs (new C-contiguous arrays, or ``outputs`` filled in place).
     """
-    op = "SPLIT"
-    key = None
-    if outputs is None or type(outputs) in (list, tuple):
-        key, done = _remembered(op, (input,), outputs, feature_level, (axis, output_axis_sizes))
-        if done is not None:
-            return done
-    level = parse_feature_level(feature_level)
-    x, tx = _input(input, op, "InputTensor", level)
-    axis = as_int(axis, "Axis")
-    axis_sizes = as_int_list(output_axis_sizes, "output_axis_sizes")
-    if outputs is None:
-        # with an invalid axis the outputs take the input's shape; validation reports the axis
-        shapes = [x.shape[:axis] + (n,) + x.shape[axis + 1:] if 0 <= axis < x.ndim else x.shape
-                  for n in axis_sizes]
-        out_arrays, touts = None, [Tensor(tx.data_type, s) for s in shapes]
-    else:
-        out_arrays, touts = _outputs(outputs, op, "OutputTensors", level)
-        if len(axis_sizes) != len(out_arrays):
-            raise InvalidArgumentError(f"{op}: output_axis_sizes has {len(axis_sizes)} entries "
-                                       f"but outputs has {len(out_arrays)}")
-    validate_split(tx, touts, axis, level, allow_empty=level is None)
-    if out_arrays is not None:
-        for k, (n, t) in enumerate(zip(axis_sizes, touts)):
-            if t.sizes[axis] != n:
-                raise InvalidArgumentError(f"{op}: OutputTensors[{k}].Sizes[{axis}] is "
-                                           f"{t.sizes[axis]} but must equal "
-                                           f"output_axis_sizes[{k}] ({n})")
-        check_no_overlap(op, out_arrays, [x], "OutputTensors", "InputTensor")
-    else:
-        out_arrays = [np.empty(t.sizes, dtype=x.dtype) for t in touts]
-    plan = _plan.plan_split(layout_of(x, 0), [layout_of(o, k + 1) for k, o in
-                                                 enumerate(out_arrays)], axis, x.itemsize)
-    plan.run([x], out_arrays)
-    _remember(key, plan, out_arrays, many=True)
-    return out_arrays if outputs is None else list(outputs)
+    outputs = None if outputs is None else _sequence(outputs, "outputs")
+    return _eager(_CACHE, _full, "SPLIT", (axis, output_axis_sizes), (input,), outputs,
+                  feature_level, _SPLIT)
+
+
+def _join_prepare(fields, ins, outs, level):
+    (axis,), tins = fields, [i.tensor for i in ins]
+    shape = list(tins[0].sizes) if tins else []
+    if 0 <= axis < len(shape):
+        shape[axis] = sum(t.sizes[axis] if axis < len(t.sizes) else 0 for t in tins)
+    tout = _single(outs, shape, tins[0] if tins else Tensor(None, ()))
+    validate_join(tins, tout, axis, level, allow_empty=level is None)
+    return [tout], _Args(axis=axis)
+
+
+_JOIN = _Spec("JOIN", lambda values: (as_int(values[0], "Axis"),), _join_prepare)
 
 
 def join(inputs, *, axis, out=None, feature_level=None):
     """JOIN: concatenate ``inputs`` along ``axis`` in order."""
-    op = "JOIN"
-    key = None
-    if type(inputs) in (list, tuple):
-        key, done = _remembered(op, inputs, _one(out), feature_level, (axis,))
-        if done is not None:
-            return done
-    level = parse_feature_level(feature_level)
-    if isinstance(inputs, (np.ndarray, str, bytes)) or not hasattr(inputs, "__len__"):
-        raise TypeError("inputs must be a sequence of arrays")
-    arrays, tins = [], []
-    for k, obj in enumerate(inputs):
-        array, tensor = _input(obj, op, f"InputTensors[{k}]", level)
-        arrays.append(array)
-        tins.append(tensor)
-    axis = as_int(axis, "Axis")
-    shape = list(tins[0].sizes) if tins else []
-    if 0 <= axis < len(shape):
-        shape[axis] = sum(t.sizes[axis] if axis < len(t.sizes) else 0 for t in tins)
-    reference = tins[0] if tins else Tensor(None, ())
-    out_array, tout = _single_output(out, shape, reference, op, level)
-    validate_join(tins, tout, axis, level, allow_empty=level is None)
-    if out_array is None:
-        out_array = np.empty(tout.sizes, dtype=arrays[0].dtype)
-    else:
-        check_no_overlap(op, [out_array], arrays, "OutputTensor", "InputTensors")
-    n = len(arrays)
-    plan = _plan.plan_join([layout_of(a, k) for k, a in enumerate(arrays)],
-                           layout_of(out_array, n), axis, out_array.itemsize)
-    plan.run(arrays, [out_array])
-    _remember(key, plan, [out_array])
-    return out_array if out is None else out
+    return _eager(_CACHE, _full, "JOIN", (axis,), _sequence(inputs, "inputs"),
+                  None if out is None else (out,), feature_level, _JOIN)
 
 
-def _one(out):
-    return None if out is None else (out,)
+def _slice_fields(values):
+    offsets, sizes, strides = values
+    offsets = as_int_list(offsets, "Offsets")
+    sizes = as_int_list(sizes, "Sizes")
+    strides = (1,) * len(sizes) if strides is None else as_int_list(strides, "Strides")
+    return offsets, sizes, strides
 
 
-def _remembered(op, inputs, outputs, feature_level, params):
-    """(key, result): result is not None when a remembered plan ran, into new arrays (outputs
-    None) or into the caller's outputs when they cannot overlap another operand."""
-    if feature_level is not None:
-        return None, None
-    if outputs is None:
-        key = _plan_key(op, inputs, params)
-        remembered = _CACHE.get(key)
-        return key, None if remembered is None else remembered.run(inputs)
-    key = _plan_key(op + " into", (*inputs, *outputs), params)
-    remembered = _CACHE.get(key)
-    if remembered is not None and remembered.run_into(inputs, outputs):
-        return key, list(outputs) if remembered.many else outputs[0]
-    return key, None
+def _slice_prepare(fields, ins, outs, level):
+    (offsets, sizes, strides), x = fields, ins[0].tensor
+    tout = _single(outs, sizes, x)
+    validate_slice(x, tout, offsets, sizes, strides, level, allow_empty=level is None)
+    return [tout], _Args(offsets=offsets, strides=strides)
 
 
-def _run_single(op, key, x, out_array, tensor, plan_for, in_place_ok=False):
-    """Allocates or checks the one output, then runs the plan ``plan_for(x_layout, out_layout)``."""
-    if out_array is None:
-        out_array = np.empty(tensor.sizes, dtype=x.dtype)
-    else:
-        check_no_overlap(op, [out_array], [x], "OutputTensor", "InputTensor", in_place_ok)
-    plan = plan_for(layout_of(x, 0), layout_of(out_array, 1))
-    plan.run([x], [out_array])
-    _remember(key, plan, [out_array], in_place_ok=in_place_ok)
-    return out_array
+_SLICE = _Spec("SLICE", _slice_fields, _slice_prepare)
 
 
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
-    op = "SLICE"
-    key, done = _remembered(op, (input,), _one(out), feature_level, (offsets, sizes, strides))
-    if done is not None:
-        return done
-    level = parse_feature_level(feature_level)
-    x, tx = _input(input, op, "InputTensor", level)
-    offsets = as_int_list(offsets, "Offsets")
-    sizes = as_int_list(sizes, "Sizes")
-    strides = (1,) * len(sizes) if strides is None else as_int_list(strides, "Strides")
-    out_array, tout = _single_output(out, sizes, tx, op, level)
-    validate_slice(tx, tout, offsets, sizes, strides, level, allow_empty=level is None)
-    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_window(
-        src, dst, offsets, strides, x.itemsize))
-    return result if out is None else out
+    return _eager(_CACHE, _full, "SLICE", (offsets, sizes, strides), (input,),
+                  None if out is None else (out,), feature_level, _SLICE)
+
+
+def _slice1_fields(values):
+    offsets, window, steps, output_sizes = values
+    offsets = as_int_list(offsets, "InputWindowOffsets")
+    window = as_int_list(window, "InputWindowSizes")
+    steps = (1,) * len(window) if steps is None else as_int_list(steps, "InputWindowStrides")
+    if output_sizes is not None:
+        output_sizes = as_int_list(output_sizes, "output_sizes")
+    return offsets, window, steps, output_sizes
+
+
+def _slice1_prepare(fields, ins, outs, level):
+    op, (offsets, window, steps, output_sizes), x = "SLICE1", fields, ins[0].tensor
+    if output_sizes is None and outs is None:  # the most elements the window yields
+        output_sizes = tuple(slice1_max_output_size(size, step) if step else 0
+                             for size, step in zip(window, steps))
+    tout = _single(outs, output_sizes, x)
+    if outs is not None and output_sizes is not None and tout.sizes != output_sizes:
+        raise InvalidArgumentError(f"{op}: OutputTensor.Sizes is {list(tout.sizes)} but must "
+                                   f"equal output_sizes ({show(output_sizes)})")
+    validate_slice1(x, tout, offsets, window, steps, level, allow_empty=level is None)
+    return [tout], _Args(input_window_offsets=offsets, input_window_sizes=window,
+                         input_window_strides=steps)
+
+
+_SLICE1 = _Spec("SLICE1", _slice1_fields, _slice1_prepare)
 
 
 def slice1(input, *, input_window_offsets, input_window_sizes, input_window_strides=None,
@@ -235,84 +257,72 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
 
     ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
     """
-    op = "SLICE1"
-    key, done = _remembered(op, (input,), _one(out), feature_level, (
-        input_window_offsets, input_window_sizes, input_window_strides, output_sizes))
-    if done is not None:
-        return done
-    level = parse_feature_level(feature_level)
-    x, tx = _input(input, op, "InputTensor", level)
-    offsets = as_int_list(input_window_offsets, "InputWindowOffsets")
-    window = as_int_list(input_window_sizes, "InputWindowSizes")
-    steps = ((1,) * len(window) if input_window_strides is None
-             else as_int_list(input_window_strides, "InputWindowStrides"))
-    if output_sizes is not None:
-        output_sizes = as_int_list(output_sizes, "output_sizes")
-    elif out is None:
-        output_sizes = tuple(slice1_max_output_size(size, step) if step else 0
-                             for size, step in zip(window, steps))
-    out_array, tout = _single_output(out, output_sizes, tx, op, level)
-    if out_array is not None and output_sizes is not None and tout.sizes != output_sizes:
-        raise InvalidArgumentError(f"{op}: OutputTensor.Sizes is {list(tout.sizes)} but must "
-                                   f"equal output_sizes ({list(output_sizes)})")
-    validate_slice1(tx, tout, offsets, window, steps, level, allow_empty=level is None)
-    starts = _plan.slice1_starts(offsets, window, steps)
-    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_window(
-        src, dst, starts, steps, x.itemsize))
-    return result if out is None else out
+    return _eager(_CACHE, _full, "SLICE1", (input_window_offsets, input_window_sizes,
+                                            input_window_strides, output_sizes),
+                  (input,), None if out is None else (out,), feature_level, _SLICE1)
+
+
+def _tile_prepare(fields, ins, outs, level):
+    (repeats,), x = fields, ins[0].tensor
+    shape = (tuple(s * r for s, r in zip(x.sizes, repeats)) if len(repeats) == len(x.sizes)
+             else x.sizes)
+    tout = _single(outs, shape, x)
+    validate_tile(x, tout, repeats, level, allow_empty=level is None)
+    return [tout], _Args()
+
+
+_TILE = _Spec("TILE", lambda values: (as_int_list(values[0], "Repeats"),), _tile_prepare)
 
 
 def tile(input, *, repeats, out=None, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
-    op = "TILE"
-    key, done = _remembered(op, (input,), _one(out), feature_level, (repeats,))
-    if done is not None:
-        return done
-    level = parse_feature_level(feature_level)
-    x, tx = _input(input, op, "InputTensor", level)
-    repeats = as_int_list(repeats, "Repeats")
-    shape = tuple(s * r for s, r in zip(x.shape, repeats)) if len(repeats) == x.ndim else x.shape
-    out_array, tout = _single_output(out, shape, tx, op, level)
-    validate_tile(tx, tout, repeats, level, allow_empty=level is None)
-    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_tile(
-        src, dst, x.itemsize))
-    return result if out is None else out
+    return _eager(_CACHE, _full, "TILE", (repeats,), (input,), None if out is None else (out,),
+                  feature_level, _TILE)
 
 
-def _cumulative(op, input, axis, axis_direction, exclusive, exclusive_field, out, feature_level):
+def _cumulative_spec(op, exclusive_field, exclusive_name):
+    def fields(values):
+        axis, direction, exclusive = values
+        return (as_int(axis, "Axis"), as_int(direction, "AxisDirection"),
+                as_bool(exclusive, exclusive_field))
+
+    def prepare(fields, ins, outs, level):
+        (axis, direction, exclusive), x = fields, ins[0].tensor
+        tout = _single(outs, x.sizes, x)
+        validate_cumulative(op, x, tout, axis, direction, level, allow_empty=level is None)
+        return [tout], _Args(axis=axis, axis_direction=direction, **{exclusive_name: exclusive})
+
+    return _Spec(op, fields, prepare)
+
+
+_CUMULATIVE = {op: _cumulative_spec(op, field, name) for op, field, name in (
+    ("CUMULATIVE_SUMMATION", "HasExclusiveSum", "has_exclusive_sum"),
+    ("CUMULATIVE_PRODUCT", "HasExclusiveProduct", "has_exclusive_product"))}
+
+
+def _cumulative(op, input, axis, axis_direction, exclusive, out, feature_level):
+    # an enum member and a bool key as the ints they stand for (read once: type checks only)
     direction = int(axis_direction) if type(axis_direction) is AxisDirection else axis_direction
-    key, done = _remembered(op, (input,), _one(out), feature_level,
-                            (axis, direction, _as_flag(exclusive)))
-    if done is not None:
-        return done
-    level = parse_feature_level(feature_level)
-    x, tx = _input(input, op, "InputTensor", level)
-    axis = as_int(axis, "Axis")
-    direction = as_int(axis_direction, "AxisDirection")
-    exclusive = as_bool(exclusive, exclusive_field)
-    out_array, tout = _single_output(out, x.shape, tx, op, level)
-    validate_cumulative(op, tx, tout, axis, direction, level, allow_empty=level is None)
-    result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_scan(
-        op, src, dst, tx.data_type, axis, direction == AxisDirection.DECREASING, exclusive,
-        x.itemsize), in_place_ok=True)
-    return result if out is None else out
+    exclusive = int(exclusive) if type(exclusive) is bool else exclusive
+    return _eager(_CACHE, _full, op, (axis, direction, exclusive), (input,),
+                  None if out is None else (out,), feature_level, _CUMULATIVE[op])
 
 
 def cumulative_summation(input, *, axis, axis_direction=AxisDirection.INCREASING,
                          has_exclusive_sum=False, out=None, feature_level=None):
-    """CUMULATIVE_SUMMATION: running sums along ``axis`` (SPEC.md section 3 arithmetic).
+    """CUMULATIVE_SUMMATION: running sums along ``axis`` (docs/semantics.md arithmetic).
 
     ``out`` may be ``input`` itself (in place).
     """
     return _cumulative("CUMULATIVE_SUMMATION", input, axis, axis_direction, has_exclusive_sum,
-                       "HasExclusiveSum", out, feature_level)
+                       out, feature_level)
 
 
 def cumulative_product(input, *, axis, axis_direction=AxisDirection.INCREASING,
                        has_exclusive_product=False, out=None, feature_level=None):
-    """CUMULATIVE_PRODUCT: running products along ``axis`` (SPEC.md section 3 arithmetic).
+    """CUMULATIVE_PRODUCT: running products along ``axis`` (docs/semantics.md arithmetic).
 
     ``out`` may be ``input`` itself (in place).
     """
-    return _cumulative("CUMULATIVE_PRODUCT", input, axis, axis_direction, has_exclusive_product,
-                       "HasExclusiveProduct", out, feature_level)
+    return _cumulative("CUMULATIVE_PRODUCT", input, axis, axis_direction,
+                       has_exclusive_product, out, feature_level)

@@ -1,11 +1,12 @@
-"""Plans: each operator becomes strided copies or one scan over operand slots (DESIGN.md).
+"""Plans: each operator becomes strided copies or one scan over operand slots
+(docs/architecture.md).
 
 A layout is (slot, byte_offset, sizes, byte_strides): where a tensor's element (0, ..., 0) sits
 relative to the base of the buffer bound to ``slot`` (inputs first, then outputs), and how it
 steps. Eager arrays and descriptor buffers both become layouts, so both share these planners and
 the one C data path. Planners assume validated arguments.
 """
-from ._core import Plan
+from ._core import Copy, Group, Plan, Scan, Tile
 
 SCAN_OPS = {"CUMULATIVE_SUMMATION": 0, "CUMULATIVE_PRODUCT": 1}
 
@@ -23,7 +24,7 @@ def plan_split(input_layout, output_layouts, axis, elsize):
     for out in output_layouts:
         sources.append(_along(input_layout, axis, start, out[2]))
         start += out[2][axis]
-    return Plan(1, len(output_layouts), [("group", list(output_layouts), sources, elsize, axis)])
+    return Plan(1, len(output_layouts), [Group(list(output_layouts), sources, elsize, axis)])
 
 
 def plan_join(input_layouts, output_layout, axis, elsize):
@@ -32,7 +33,7 @@ def plan_join(input_layouts, output_layout, axis, elsize):
     for layout in input_layouts:
         targets.append(_along(output_layout, axis, start, layout[2]))
         start += layout[2][axis]
-    return Plan(len(input_layouts), 1, [("group", targets, list(input_layouts), elsize, axis)])
+    return Plan(len(input_layouts), 1, [Group(targets, list(input_layouts), elsize, axis)])
 
 
 def plan_window(input_layout, output_layout, starts, steps_along, elsize):
@@ -47,12 +48,12 @@ def plan_window(input_layout, output_layout, starts, steps_along, elsize):
     out_sizes = output_layout[2]
     if any(size == 0 for size in out_sizes):
         source = (slot, offset, out_sizes, (0,) * len(out_sizes))
-        return Plan(1, 1, [("copy", output_layout, source, elsize)])
+        return Plan(1, 1, [Copy(output_layout, source, elsize)])
     offset += sum(s * stride for s, stride in zip(starts, strides))
     source = (slot, offset, out_sizes,
               tuple(step * stride if size > 1 else 0
                     for step, stride, size in zip(steps_along, strides, out_sizes)))
-    return Plan(1, 1, [("copy", output_layout, source, elsize)])
+    return Plan(1, 1, [Copy(output_layout, source, elsize)])
 
 
 def slice1_starts(window_offsets, window_sizes, window_strides):
@@ -62,10 +63,12 @@ def slice1_starts(window_offsets, window_sizes, window_strides):
 
 
 def plan_tile(input_layout, output_layout, elsize):
-    return Plan(1, 1, [("tile", output_layout, input_layout, elsize)])
+    return Plan(1, 1, [Tile(output_layout, input_layout, elsize)])
 
 
-def plan_scan(op, input_layout, output_layout, data_type, axis, reverse, exclusive, elsize):
-    step = ("scan", output_layout, input_layout, elsize, int(data_type), axis, SCAN_OPS[op],
-            int(bool(reverse)), int(bool(exclusive)))
-    return Plan(1, 1, [step])
+def plan_scan(op, input_layout, output_layout, data_type, axis, reverse, exclusive,
+              elsize=None):
+    """``elsize`` is not needed (accepted for callers that pass it): a scan's elements are its
+    data type's size, which the C scan walks and Plan bounds it with."""
+    return Plan(1, 1, [Scan(output_layout, input_layout, int(data_type), axis, SCAN_OPS[op],
+                            int(bool(reverse)), int(bool(exclusive)))])

@@ -31,7 +31,8 @@ def _config():
         "kernels": kernels,
         "num_threads": dmlcpu_get_num_threads(),
         "thread_pool": bool(dmlcpu_threads_compiled()),
-        "note": dmlcpu_config_note().decode(),
+        # the note quotes the environment, cut to a fixed length (maybe mid-character)
+        "note": dmlcpu_config_note().decode("utf-8", "replace"),
     }
 
 

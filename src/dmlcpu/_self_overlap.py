@@ -15,8 +15,17 @@ except ImportError:  # pragma: no cover - NumPy 1.x or a stripped install
         _internal_overlap = None
 
 
-def self_overlaps(array):
-    """True if two coordinates of the array name the same memory (zero or tangled strides)."""
+# Work allowed to NumPy's exact solver: about 0.1 s. Unbounded, a valid padded 8-D layout took
+# it 31 s; a layout it does not settle within this budget is refused, as overlapping.
+SELF_OVERLAP_MAX_WORK = 1 << 20
+
+
+def self_overlap(array):
+    """None if no two coordinates of the array name the same memory; otherwise why that cannot
+    be shown: "overlaps" (zero or tangled strides), or "undecided" (NumPy's exact solver did
+    not settle it within SELF_OVERLAP_MAX_WORK steps, or is missing)."""
+    if any(size == 0 for size in array.shape):
+        return None
     dims = sorted((abs(stride), size) for size, stride in zip(array.shape, array.strides)
                   if size > 1)
     reach = array.itemsize
@@ -25,11 +34,19 @@ def self_overlaps(array):
             break
         reach = stride * (size - 1) + reach
     else:
-        return False
-    if any(size == 0 for size in array.shape):
-        return False
+        return None
+    if _internal_overlap is None:
+        return "undecided"
     # The simple test failed; the exact solver settles interleaved but disjoint layouts.
-    return True if _internal_overlap is None else bool(_internal_overlap(array))
+    try:
+        return "overlaps" if _internal_overlap(array, max_work=SELF_OVERLAP_MAX_WORK) else None
+    except (ValueError, RuntimeError, OverflowError):  # "Exceeded max_work" and the like
+        return "undecided"
+
+
+def self_overlaps(array):
+    """True if two coordinates of the array may name the same memory (see self_overlap)."""
+    return self_overlap(array) is not None
 
 
 def strided_self_overlaps(sizes, element_strides, element_size):

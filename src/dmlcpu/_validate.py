@@ -11,6 +11,7 @@ dims, and (in the eager API, ``allow_empty``) sizes of 0 and 64-bit sizes.
 """
 from collections import namedtuple
 from collections.abc import Mapping, Set
+from math import prod
 from operator import index as _index
 
 from ._errors import InvalidArgumentError
@@ -26,6 +27,7 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 UINT64_MAX = 2**64 - 1
 MAX_DIMS = 8  # no level takes more dimensions: a longer list is refused by its count alone
 _SHOWN_BITS = 256  # longer ints are shown by their length
+_INT = {int}
 
 _LEVEL_ALIASES = {level.label: level for level in FeatureLevel}
 
@@ -75,6 +77,8 @@ def as_int_list(values, field):
     if isinstance(values, (str, bytes, bytearray, Mapping, Set)) or not hasattr(values,
                                                                                 "__len__"):
         raise TypeError(f"{field} must be a sequence of integers, not {type(values).__name__}")
+    if set(map(type, values)) <= _INT:  # the common case, at C speed and without per-entry names
+        return tuple(values)
     return tuple(as_int(v, f"{field}[{i}]") for i, v in enumerate(values))
 
 
@@ -175,8 +179,6 @@ def check_tensors(v, named_tensors, level, allow_empty):
 def check_sizes(v, field, sizes, level, allow_empty):
     """Sizes at least 1 (0 allowed in the eager extended mode); 32-bit limits in strict mode."""
     ok = True
-    count = 1
-    span = 1  # the product of the non-zero sizes: what NumPy bounds even for an empty array
     for i, size in enumerate(sizes):
         if size < 0 or (size == 0 and not allow_empty):
             v.add(f"{field}.Sizes[{i}]", size, "be at least 1")
@@ -184,20 +186,22 @@ def check_sizes(v, field, sizes, level, allow_empty):
         elif level is not None and size > UINT32_MAX:
             v.add(f"{field}.Sizes[{i}]", size, f"fit in 32 bits (at most {UINT32_MAX})")
             ok = False
-        count *= max(size, 0)
-        span *= max(size, 1)
-    if ok and level is not None and count > UINT32_MAX:
+    if not ok:
+        return False
+    count = prod(sizes)
+    # the product of the non-zero sizes: what NumPy bounds even for an empty array
+    span = count or prod(size for size in sizes if size)
+    if level is not None and count > UINT32_MAX:
         v.add(f"{field} element count", count, f"be at most {UINT32_MAX} (2^32 - 1)")
-        ok = False
-    elif ok and count * 8 > INT64_MAX:
+    elif count * 8 > INT64_MAX:
         v.add(f"{field} element count", count, "fit a 64-bit address space")
-        ok = False
-    elif ok and span * 8 > INT64_MAX:
+    elif span * 8 > INT64_MAX:
         # An empty tensor still has strides: sizes whose product overflows cannot be laid out.
         v.add(f"{field}.Sizes", list(sizes), "have a product of the non-zero sizes that fits a "
               "64-bit address space (even when another size is 0)")
-        ok = False
-    return ok
+    else:
+        return True
+    return False
 
 
 def check_axis(v, axis, ndim, field="Axis"):
@@ -215,7 +219,7 @@ def check_field_count(v, field, values, ndim):
 
 
 def check_uint_fields(v, field, values, level):
-    """DirectML UINT arrays: never negative; 32 bits at a feature level.
+    """DirectML UINT arrays: never negative; 32 bits at a feature level, 64 bits in extended mode.
 
     A list longer than any dimension count is refused by its count; its entries are not walked.
     """
@@ -226,6 +230,9 @@ def check_uint_fields(v, field, values, level):
             ok = False
         elif level is not None and value > UINT32_MAX:
             v.add(f"{field}[{i}]", value, f"fit in 32 bits (at most {UINT32_MAX})")
+            ok = False
+        elif value > UINT64_MAX:
+            v.add(f"{field}[{i}]", value, f"fit in 64 bits (at most {UINT64_MAX})")
             ok = False
     return ok
 
@@ -346,6 +353,8 @@ def slice1_violations(input_tensor, output_tensor, window_offsets, window_sizes,
                     v.add(f"InputWindowStrides[{i}]", 0, "not be 0")
                 elif level is not None and not INT32_MIN <= stride <= INT32_MAX:
                     v.add(f"InputWindowStrides[{i}]", stride, "fit in 32 bits (an INT)")
+                elif not INT64_MIN <= stride <= INT64_MAX:
+                    v.add(f"InputWindowStrides[{i}]", stride, "fit in 64 bits (an INT64)")
             if counts_ok:
                 for i in range(ndim):
                     if window_strides[i] == 0:  # reported above; the bounds need a stride

@@ -1,0 +1,392 @@
+# Included by _core.pyx. The eager API's remembered plans: key, look up and run in one C call.
+#
+# A key encodes a snapshot of the call: each field an exact int, None or a sequence of exact
+# ints, and each array's dtype, shape and strides, all read once. dmlcpu._ops stores a plan only
+# under the key of the snapshot it validated and planned (eager_key), so a key always names a
+# call that validation accepts the same way. A run binds the operands anew and checks every step
+# against them, so whatever other threads do to the argument objects meanwhile, it stays inside
+# them. A tiny run (under NOGIL_BYTES) keeps the GIL from reading the arrays to the end of the
+# C call, and reads each exact ndarray's own fields rather than exporting a buffer: nothing can
+# change an array in between, and the export (which NumPy builds anew for each new array) would
+# cost more than the copy.
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport PyObject
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp, memcpy
+
+import numpy as _np
+
+cdef extern from *:
+    """
+    /* NumPy's array object, as far as dmlcpu reads it (PyArrayObject_fields in NumPy's
+     * ndarraytypes.h: the same from NumPy 1.7 to 2.x, as every extension built against NumPy
+     * reads these fields directly). Checked against the Python attributes at import
+     * (fields_match); if they ever differ, remembered plans bind exported buffers instead. */
+    typedef struct {
+        PyObject_HEAD
+        char *data;
+        int nd;
+        Py_ssize_t *dimensions;
+        Py_ssize_t *strides;
+        PyObject *base;
+        PyObject *descr;
+        int flags;
+    } dmlcpu_ndarray_fields;
+    """
+    ctypedef struct ndarray_fields "dmlcpu_ndarray_fields":
+        char *data
+        int nd
+        Py_ssize_t *dimensions
+        Py_ssize_t *strides
+        PyObject *descr
+        int flags
+
+cdef enum:
+    NPY_ARRAY_WRITEABLE = 0x0400
+    KEY_STACK_WORDS = 96
+    FIELD_NONE = -1
+    FIELD_INT = -2
+    FIELD_SEQUENCE = -3
+
+cdef bint FIELDS_MATCH = False   # set at the end of this file, once fields_match is defined
+cdef object NDARRAY = _np.ndarray
+cdef object new_array = _np.empty
+MISS = object()          # "no remembered plan served this call"
+
+# The eleven dtypes a key can name, in DirectML's order (index + 1 is the DML data type value),
+# as NumPy's own objects, which arrays of these types share; an array whose dtype is an equal
+# but distinct object is simply not remembered.
+cdef tuple KEY_DTYPES = tuple(_np.dtype(name) for name in (
+    "float32", "float16", "uint32", "uint16", "uint8", "int32", "int16", "int8", "float64",
+    "uint64", "int64"))
+
+
+cdef int dtype_index(object dtype) noexcept:
+    cdef Py_ssize_t i
+    for i in range(len(KEY_DTYPES)):
+        if <PyObject *>KEY_DTYPES[i] is <PyObject *>dtype:
+            return <int>i
+    return -1
+
+
+cdef struct KeyWords:
+    int64_t *words
+    Py_ssize_t n
+    Py_ssize_t capacity
+    int64_t stack[KEY_STACK_WORDS]
+
+
+cdef void key_open(KeyWords *k) noexcept:
+    k.words = k.stack
+    k.n = 0
+    k.capacity = KEY_STACK_WORDS
+
+
+cdef void key_close(KeyWords *k) noexcept:
+    if k.words != k.stack:
+        PyMem_Free(k.words)
+
+
+cdef inline int put(KeyWords *k, int64_t word) except -1:
+    if k.n == k.capacity:
+        grow(k)
+    k.words[k.n] = word
+    k.n += 1
+    return 0
+
+
+cdef int grow(KeyWords *k) except -1:
+    cdef int64_t *grown = <int64_t *>PyMem_Malloc(2 * k.capacity * sizeof(int64_t))
+    if grown == NULL:
+        raise MemoryError()
+    memcpy(grown, k.words, k.n * sizeof(int64_t))
+    key_close(k)
+    k.words = grown
+    k.capacity *= 2
+    return 0
+
+
+cdef int put_int(KeyWords *k, object value) except -1:
+    """1 if value is an exact int within int64 (now encoded), else 0."""
+    cdef int overflow = 0
+    cdef long long number
+    if type(value) is not int:
+        return 0
+    number = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow:
+        return 0
+    put(k, number)
+    return 1
+
+
+cdef int put_fields(KeyWords *k, tuple fields) except -1:
+    """Encodes fields that are exact ints, None or lists/tuples of exact ints (1), else 0.
+    An exact list is read in one pass that runs no Python code, so nothing changes it."""
+    cdef Py_ssize_t i, n
+    for value in fields:
+        kind = type(value)
+        if value is None:
+            put(k, FIELD_NONE)
+        elif kind is int:
+            put(k, FIELD_INT)
+            if not put_int(k, value):
+                return 0
+        elif kind is list or kind is tuple:
+            n = len(value)
+            put(k, FIELD_SEQUENCE)
+            put(k, n)
+            for i in range(n):
+                if not put_int(k, (<list>value)[i] if kind is list else (<tuple>value)[i]):
+                    return 0
+        else:
+            return 0
+    return 1
+
+
+cdef int put_layout(KeyWords *k, int dtype, Py_ssize_t nd, const Py_ssize_t *dims,
+                    const Py_ssize_t *strides) except -1:
+    cdef Py_ssize_t i
+    put(k, dtype)
+    put(k, nd)
+    for i in range(nd):
+        put(k, dims[i])
+    for i in range(nd):
+        put(k, strides[i])
+    return 0
+
+
+cdef int put_array(KeyWords *k, object array) except -1:
+    """Encodes an exact ndarray of a KEY_DTYPES type from its own fields (1), else 0."""
+    cdef ndarray_fields *f
+    cdef int dtype
+    if type(array) is not NDARRAY or not FIELDS_MATCH:
+        return 0
+    f = <ndarray_fields *><PyObject *>array
+    dtype = dtype_index(<object>f.descr)
+    if dtype < 0:
+        return 0
+    put_layout(k, dtype, f.nd, f.dimensions, f.strides)
+    return 1
+
+
+cdef class Key:
+    """A plan cache key: the operator, whether outputs were given, and the encoded snapshot.
+    Hashed once, while encoding, by a cheap multiply-xor mix (a dict key needs no more)."""
+    cdef readonly object op
+    cdef bint into
+    cdef Py_ssize_t n
+    cdef int64_t *words
+    cdef Py_hash_t hash
+
+    def __dealloc__(self):
+        PyMem_Free(self.words)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        if type(other) is not Key:
+            return NotImplemented
+        cdef Key that = <Key>other
+        return (self.hash == that.hash and self.into == that.into and self.n == that.n
+                and self.op == that.op
+                and memcmp(self.words, that.words, self.n * sizeof(int64_t)) == 0)
+
+    @property
+    def nbytes(self):
+        return self.n * sizeof(int64_t) + 96
+
+
+cdef Key key_of(KeyWords *k, op, bint into):
+    cdef Key key = Key.__new__(Key)
+    cdef uint64_t mixed = 0x9E3779B97F4A7C15u ^ <uint64_t>into
+    cdef Py_ssize_t i
+    key.words = <int64_t *>PyMem_Malloc(k.n * sizeof(int64_t) if k.n else 1)
+    if key.words == NULL:
+        raise MemoryError()
+    memcpy(key.words, k.words, k.n * sizeof(int64_t))
+    key.n = k.n
+    key.op = op
+    key.into = into
+    for i in range(k.n):
+        mixed = (mixed ^ <uint64_t>k.words[i]) * 0x100000001B3u
+        mixed ^= mixed >> 29
+    key.hash = <Py_hash_t>(mixed ^ <uint64_t>hash(op))
+    if key.hash == -1:
+        key.hash = -2  # -1 means "error" to CPython
+    return key
+
+
+def field_snapshot(fields):
+    """Each field as an exact int, None or a tuple of exact ints, read once; None if a field is
+    anything else (bools, NumPy integers, objects with __index__: their converters read those)."""
+    snapshot = []
+    for value in fields:
+        kind = type(value)
+        if kind is list or kind is tuple:
+            value = tuple(value)          # one read: no Python code runs for an exact list
+            if any(type(item) is not int for item in value):
+                return None
+        elif kind is not int and value is not None:
+            return None
+        snapshot.append(value)
+    return tuple(snapshot)
+
+
+def eager_key(op, bint into, tuple fields, tuple layouts):
+    """The plan cache's key for a snapshot: fields as field_snapshot gives them, and each
+    array's (dtype, shape, strides), flattened; None if the snapshot cannot make a key."""
+    cdef KeyWords k
+    cdef Py_ssize_t dims[DMLCPU_MAX_DIMS]
+    cdef Py_ssize_t strides[DMLCPU_MAX_DIMS]
+    cdef Py_ssize_t i, j, nd
+    cdef int dtype
+    key_open(&k)
+    try:
+        if not put_fields(&k, fields):
+            return None
+        for i in range(0, len(layouts), 3):
+            dtype = dtype_index(layouts[i])
+            nd = len(layouts[i + 1])
+            if dtype < 0 or nd > DMLCPU_MAX_DIMS:
+                return None
+            for j in range(nd):
+                dims[j] = layouts[i + 1][j]
+                strides[j] = layouts[i + 2][j]
+            put_layout(&k, dtype, nd, dims, strides)
+        return key_of(&k, op, into)
+    finally:
+        key_close(&k)
+
+
+cdef class Remembered:
+    """A validated plan and what its new outputs look like (C-contiguous, shapes, dtype)."""
+    cdef readonly Plan plan
+    cdef tuple shapes
+    cdef object dtype
+    cdef bint many
+    cdef bint in_place
+    cdef readonly Py_ssize_t nbytes   # roughly what keeping it costs, key included
+
+    def __init__(self, Plan plan, shapes, dtype, bint many, bint in_place, Py_ssize_t key_bytes):
+        self.plan = plan
+        self.shapes = tuple(tuple(shape) for shape in shapes)
+        self.dtype = dtype
+        self.many = many
+        self.in_place = in_place
+        self.nbytes = plan.nbytes + key_bytes
+
+    cdef bint run(self, tuple inputs, tuple outputs, bint given) except -1:
+        """Runs into outputs; False (nothing written) if given outputs cannot be bound as
+        planned or may meet another operand: the full path then checks them exactly."""
+        cdef Operands ops
+        cdef Py_ssize_t i, first, second, n_in = self.plan.n_inputs
+        if self.plan.work_bytes >= NOGIL_BYTES or not FIELDS_MATCH:
+            return self.plan._run(inputs, outputs, given, self.in_place)
+        operands_open(&ops, n_in + self.plan.n_outputs)
+        try:
+            for i in range(ops.n):
+                if not bind_fields(&ops, inputs[i] if i < n_in else outputs[i - n_in],
+                                   i >= n_in):
+                    return False
+            if given and find_conflict(&ops, ops.hi, n_in, self.in_place, &first, &second):
+                return False
+            self.plan._run_bound(&ops)
+            return True
+        finally:
+            operands_close(&ops)
+
+
+cdef bint bind_fields(Operands *ops, object array, bint writable) except -1:
+    """Binds an exact ndarray (the key proved its type) from its own fields, GIL held."""
+    cdef ndarray_fields *f = <ndarray_fields *><PyObject *>array
+    cdef Py_buffer *buffer = &ops.buffers[ops.bound]
+    if writable and not (f.flags & NPY_ARRAY_WRITEABLE):
+        return False
+    buffer.buf = f.data
+    buffer.ndim = f.nd
+    buffer.shape = f.dimensions
+    buffer.strides = f.strides
+    buffer.itemsize = dmlcpu_dtype_size(dtype_index(<object>f.descr) + 1)
+    buffer.len = buffer.itemsize  # read only for a 0-d array, of one element
+    strided_extent(buffer, &ops.lo[ops.bound], &ops.hi[ops.bound])
+    ops.bound += 1
+    return True
+
+
+def eager(dict cache, full_path, op, tuple fields, tuple inputs, tuple outputs, feature_level,
+          spec):
+    """An eager call: from a remembered plan when one serves it (extended mode only), else
+    ``full_path(op, fields, inputs, outputs, feature_level, spec)``, which validates."""
+    if feature_level is None:
+        done = remembered_call(cache, op, fields, inputs, outputs)
+        if done is not MISS:
+            return done
+    return full_path(op, fields, inputs, outputs, feature_level, spec)
+
+
+cdef object remembered_call(dict cache, op, tuple fields, tuple inputs, tuple outputs):
+    """The result of the call from a remembered plan, or MISS (nothing written) when no plan is
+    remembered for it or the caller's outputs (None: new arrays) may meet another operand."""
+    cdef KeyWords k
+    cdef Remembered remembered
+    cdef bint given = outputs is not None
+    key_open(&k)
+    try:
+        if not put_fields(&k, fields):
+            return MISS
+        for array in inputs:
+            if not put_array(&k, array):
+                return MISS
+        if given:
+            for array in outputs:
+                if not put_array(&k, array):
+                    return MISS
+        found = cache.get(key_of(&k, op, given))
+    finally:
+        key_close(&k)
+    if found is None:
+        return MISS
+    remembered = <Remembered>found
+    if not given:
+        if len(remembered.shapes) == 1:
+            outputs = (new_array(remembered.shapes[0], remembered.dtype),)
+        else:
+            outputs = tuple([new_array(shape, remembered.dtype) for shape in remembered.shapes])
+    if not remembered.run(inputs, outputs, given):
+        return MISS
+    return list(outputs) if remembered.many else outputs[0]
+
+
+def _fields_of(array):
+    """What ndarray_fields reads from an exact ndarray, as its Python attributes would say it."""
+    cdef ndarray_fields *f = <ndarray_fields *><PyObject *>array
+    cdef int i
+    cdef bint writeable = f.flags & NPY_ARRAY_WRITEABLE
+    return ((<Py_ssize_t>f.data, not writeable), f.nd, <object>f.descr, writeable,
+            tuple([f.dimensions[i] for i in range(f.nd)]),
+            tuple([f.strides[i] for i in range(f.nd)]))
+
+
+def _attributes_of(array):
+    return (array.__array_interface__["data"], array.ndim, array.dtype, array.flags.writeable,
+            array.shape, array.strides)
+
+
+cdef bint fields_match():
+    """True if ndarray_fields reads what NumPy's attributes say, for several kinds of array."""
+    base = _np.arange(24, dtype=_np.int16).reshape(2, 3, 4)
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    samples = [base, base[:, ::-1, 1::2], base.T, _np.array(3.0), base[1:1], frozen]
+    return all(_fields_of(a) == _attributes_of(a) and _fields_of(a)[2] is a.dtype
+               for a in samples)
+
+
+FIELDS_MATCH = fields_match()
+
+
+def binds_from_fields():
+    """True if remembered plans read arrays' own fields (fields_match held at import)."""
+    return FIELDS_MATCH
