@@ -27,15 +27,28 @@ except ImportError as error:  # (tests: a subprocess without dask)
     raise ImportError("dmlcpu.dask needs dask: pip install 'dmlcpu[dask]' (dask[array] and "
                       "distributed)") from error
 
+from .. import _ops
 from .._arrays import as_array, data_type_of
 from .._types import AxisDirection
-from .._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
-                         slice1_max_output_size, validate_cumulative, validate_join,
-                         validate_slice, validate_slice1, validate_split, validate_tile)
+from .._validate import Tensor, parse_feature_level
 from . import _graphs
 
 __all__ = ["cumulative_product", "cumulative_summation", "join", "slice", "slice1", "split",
            "tile"]
+
+# The eager API's argument handling per operator (fields read and converted, then validated from
+# tensors: a data type and sizes), which needs no array: dask arrays are judged by it as they are.
+_SPECS = {"SPLIT": _ops._SPLIT, "JOIN": _ops._JOIN, "SLICE": _ops._SLICE,
+          "SLICE1": _ops._SLICE1, "TILE": _ops._TILE, **_ops._CUMULATIVE}
+
+
+class _Input:
+    """What the eager API's validation reads of an input: its Tensor."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
 
 
 def _as_dask(obj, field):
@@ -48,13 +61,21 @@ def _as_dask(obj, field):
     return obj
 
 
-def _input(obj, op, field, level):
-    x = _as_dask(obj, field)
-    return x, Tensor(data_type_of(x, op, field, level), tuple(int(s) for s in x.shape))
-
-
-def _allow_empty(level):
-    return level is None
+def _checked(op, raw, inputs, feature_level):
+    """The eager API's reading and validation of a call, in its order, from shapes and dtypes:
+    (the dask inputs, the fields as read, the output Tensors, the planner's arguments)."""
+    spec = _SPECS[op]
+    level = parse_feature_level(feature_level)
+    fields = spec.fields(raw)
+    arrays, ins = [], []
+    for k, obj in enumerate(inputs):
+        field = f"{spec.input_field}[{k}]" if spec.many_inputs else spec.input_field
+        x = _as_dask(obj, field)
+        arrays.append(x)
+        ins.append(_Input(Tensor(data_type_of(x.dtype, op, field, level),
+                                 tuple(int(size) for size in x.shape))))
+    touts, args = spec.prepare(fields, ins, None, level)
+    return arrays, fields, touts, args
 
 
 def _take(x, index):
@@ -63,19 +84,12 @@ def _take(x, index):
 
 def split(x, *, axis, output_axis_sizes, feature_level=None):
     """SPLIT: consecutive blocks of ``output_axis_sizes`` along ``axis``; a list of views."""
-    op = "SPLIT"
-    level = parse_feature_level(feature_level)
-    x, tx = _input(x, op, "InputTensor", level)
-    axis = as_int(axis, "Axis")
-    sizes = as_int_list(output_axis_sizes, "output_axis_sizes")
-    shape = tx.sizes
-    touts = [Tensor(tx.data_type, shape[:axis] + (n,) + shape[axis + 1:]
-                    if 0 <= axis < len(shape) else shape) for n in sizes]
-    validate_split(tx, touts, axis, level, allow_empty=_allow_empty(level))
+    (x,), _, touts, args = _checked("SPLIT", (axis, output_axis_sizes), (x,), feature_level)
     parts, start = [], 0
-    for n in sizes:
+    for tout in touts:
+        n = tout.sizes[args.axis]
         index = [np.s_[:]] * x.ndim
-        index[axis] = np.s_[start:start + n]
+        index[args.axis] = np.s_[start:start + n]
         parts.append(_take(x, index))
         start += n
     return parts
@@ -83,36 +97,18 @@ def split(x, *, axis, output_axis_sizes, feature_level=None):
 
 def join(inputs, *, axis, feature_level=None):
     """JOIN: ``inputs`` one after another along ``axis`` (dask's concatenation of views)."""
-    op = "JOIN"
-    level = parse_feature_level(feature_level)
-    if isinstance(inputs, (np.ndarray, da.Array, str, bytes)) or not hasattr(inputs, "__len__"):
-        raise TypeError("inputs must be a sequence of arrays")
-    arrays, tins = [], []
-    for k, obj in enumerate(inputs):
-        array, tensor = _input(obj, op, f"InputTensors[{k}]", level)
-        arrays.append(array)
-        tins.append(tensor)
-    axis = as_int(axis, "Axis")
-    shape = list(tins[0].sizes) if tins else []
-    if 0 <= axis < len(shape):
-        shape[axis] = sum(t.sizes[axis] if axis < len(t.sizes) else 0 for t in tins)
-    tout = Tensor(tins[0].data_type if tins else None, tuple(shape))
-    validate_join(tins, tout, axis, level, allow_empty=_allow_empty(level))
-    return da.concatenate(arrays, axis=axis)
+    if isinstance(inputs, da.Array):
+        raise TypeError("inputs must be a sequence of arrays, not Array")
+    arrays, _, _, args = _checked("JOIN", (axis,), _ops._sequence(inputs, "inputs"), feature_level)
+    return da.concatenate(arrays, axis=args.axis)
 
 
 def slice(x, *, offsets, sizes, strides=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]``; views, stride 0 a broadcast."""
-    op = "SLICE"
-    level = parse_feature_level(feature_level)
-    x, tx = _input(x, op, "InputTensor", level)
-    offsets = as_int_list(offsets, "Offsets")
-    sizes = as_int_list(sizes, "Sizes")
-    strides = (1,) * len(sizes) if strides is None else as_int_list(strides, "Strides")
-    validate_slice(tx, Tensor(tx.data_type, sizes), offsets, sizes, strides, level,
-                   allow_empty=_allow_empty(level))
+    (x,), _, (tout,), args = _checked("SLICE", (offsets, sizes, strides), (x,), feature_level)
+    sizes = tout.sizes
     index = [np.s_[o:o + s * (n - 1) + 1:s] if s and n else np.s_[o:o + min(n, 1)]
-             for o, n, s in zip(offsets, sizes, strides)]
+             for o, n, s in zip(args.offsets, sizes, args.strides)]
     y = _take(x, index)
     if y.shape == sizes:
         return y
@@ -124,22 +120,12 @@ def slice(x, *, offsets, sizes, strides=None, feature_level=None):
 def slice1(x, *, input_window_offsets, input_window_sizes, input_window_strides=None,
            output_sizes=None, feature_level=None):
     """SLICE1: a window walked with signed strides (negative walks it backwards); views."""
-    op = "SLICE1"
-    level = parse_feature_level(feature_level)
-    x, tx = _input(x, op, "InputTensor", level)
-    offsets = as_int_list(input_window_offsets, "InputWindowOffsets")
-    window = as_int_list(input_window_sizes, "InputWindowSizes")
-    steps = ((1,) * len(window) if input_window_strides is None
-             else as_int_list(input_window_strides, "InputWindowStrides"))
-    if output_sizes is None:
-        output_sizes = tuple(slice1_max_output_size(size, step) if step else 0
-                             for size, step in zip(window, steps))
-    else:
-        output_sizes = as_int_list(output_sizes, "output_sizes")
-    validate_slice1(tx, Tensor(tx.data_type, output_sizes), offsets, window, steps, level,
-                    allow_empty=_allow_empty(level))
+    (x,), _, (tout,), args = _checked("SLICE1", (input_window_offsets, input_window_sizes,
+                                                 input_window_strides, output_sizes), (x,),
+                                      feature_level)
     index = []
-    for offset, size, step, n in zip(offsets, window, steps, output_sizes):
+    for offset, size, step, n in zip(args.input_window_offsets, args.input_window_sizes,
+                                     args.input_window_strides, tout.sizes):
         start = offset + size - 1 if step < 0 else offset
         stop = start + step * (n - 1) + (1 if step > 0 else -1)
         index.append(np.s_[offset:offset] if n == 0 else
@@ -149,37 +135,25 @@ def slice1(x, *, input_window_offsets, input_window_sizes, input_window_strides=
 
 def tile(x, *, repeats, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``."""
-    op = "TILE"
-    level = parse_feature_level(feature_level)
-    x, tx = _input(x, op, "InputTensor", level)
-    repeats = as_int_list(repeats, "Repeats")
-    shape = (tuple(s * r for s, r in zip(tx.sizes, repeats)) if len(repeats) == x.ndim
-             else tx.sizes)
-    validate_tile(tx, Tensor(tx.data_type, shape), repeats, level,
-                  allow_empty=_allow_empty(level))
+    (x,), (repeats,), _, _ = _checked("TILE", (repeats,), (x,), feature_level)
     return _graphs.tile(x, repeats)
 
 
-def _cumulative(op, x, axis, axis_direction, exclusive, exclusive_field, feature_level):
-    level = parse_feature_level(feature_level)
-    x, tx = _input(x, op, "InputTensor", level)
-    axis = as_int(axis, "Axis")
-    direction = as_int(axis_direction, "AxisDirection")
-    exclusive = as_bool(exclusive, exclusive_field)
-    validate_cumulative(op, tx, tx, axis, direction, level, allow_empty=_allow_empty(level))
-    return _graphs.scan(x, op, axis, direction == AxisDirection.DECREASING, exclusive)
+def _cumulative(op, x, axis, axis_direction, exclusive, exclusive_name, feature_level):
+    (x,), _, _, args = _checked(op, (axis, axis_direction, exclusive), (x,), feature_level)
+    return _graphs.scan(x, op, args.axis, args.axis_direction == AxisDirection.DECREASING,
+                        getattr(args, exclusive_name))
 
 
 def cumulative_summation(x, *, axis, axis_direction=AxisDirection.INCREASING,
                          has_exclusive_sum=False, feature_level=None):
     """CUMULATIVE_SUMMATION along ``axis``, bit-identical to the sequential scan."""
     return _cumulative("CUMULATIVE_SUMMATION", x, axis, axis_direction, has_exclusive_sum,
-                       "HasExclusiveSum", feature_level)
+                       "has_exclusive_sum", feature_level)
 
 
 def cumulative_product(x, *, axis, axis_direction=AxisDirection.INCREASING,
                        has_exclusive_product=False, feature_level=None):
     """CUMULATIVE_PRODUCT along ``axis``, bit-identical to the sequential scan."""
     return _cumulative("CUMULATIVE_PRODUCT", x, axis, axis_direction, has_exclusive_product,
-                       "HasExclusiveProduct", feature_level)
-
+                       "has_exclusive_product", feature_level)
