@@ -24,13 +24,22 @@ SPLIT: rejected in extended mode too, for the same rule(s)
 """  # noqa: E501
 
 
-def run_cli(*args):
+def run_cli(*args, memory_limit=None, stdin=None, input=None):
+    """``memory_limit`` bytes of address space: a reader that does not stop fails, not the host.
+    Not under the sanitizer suite (tools/run-sanitizers): ASan reserves terabytes of it."""
     # the subprocess imports the same dmlcpu as this test process (installed, or src/ in a checkout)
     package_parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in (package_parent, os.environ.get("PYTHONPATH")) if p))
+
+    def limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     return subprocess.run([sys.executable, "-m", "dmlcpu", "validate", *map(str, args)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60,
+                          stdin=stdin, input=input,
+                          preexec_fn=limit if memory_limit and "asan" not in
+                          os.environ.get("LD_PRELOAD", "") else None)
 
 
 def test_subprocess_valid_example():
@@ -177,3 +186,95 @@ def test_main_bad_usage_exit_2(capsys):
     status, _, err = run_main(capsys, str(EXAMPLES / "split_valid.json"), "--feature-level",
                               "7_0")
     assert status == 2 and "'7_0' is not a DirectML feature level" in err
+
+
+# ---------------------------------------------------------------- what validate reads
+
+MAX_FILE_BYTES = 4 * 2**20  # the README's limit for validate's input
+GIB = 2**30
+
+
+def one_line_refusal(status, out, err, *words):
+    assert status == 2 and out == ""
+    assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err
+    for word in words:
+        assert word in err, err
+
+
+def test_file_of_the_size_limit_is_read(tmp_path, capsys):
+    text = (EXAMPLES / "split_valid.json").read_text()
+    path = write(tmp_path, text + " " * (MAX_FILE_BYTES - len(text.encode())))
+    assert os.path.getsize(path) == MAX_FILE_BYTES
+    assert run_main(capsys, path) == (0, VALID_OUT, "")
+
+
+def test_file_past_the_size_limit_is_refused(tmp_path, capsys):
+    text = (EXAMPLES / "split_valid.json").read_text()
+    path = write(tmp_path, text + " " * (MAX_FILE_BYTES + 1 - len(text.encode())))
+    one_line_refusal(*run_main(capsys, path), f"more than {MAX_FILE_BYTES} bytes")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_endless_device_is_refused():
+    result = run_cli("/dev/zero", memory_limit=2 * GIB)
+    one_line_refusal(result.returncode, result.stdout, result.stderr,
+                     f"more than {MAX_FILE_BYTES} bytes")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="no /dev/stdin on this system")
+def test_endless_stream_is_refused():
+    writer = subprocess.Popen([sys.executable, "-c", "import sys\nwhile True: "
+                               "sys.stdout.write(' ' * 65536)"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    try:
+        result = run_cli("/dev/stdin", memory_limit=2 * GIB, stdin=writer.stdout)
+    finally:
+        writer.kill()
+        writer.wait()
+        writer.stdout.close()
+    one_line_refusal(result.returncode, result.stdout, result.stderr,
+                     f"more than {MAX_FILE_BYTES} bytes")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="no /dev/stdin on this system")
+def test_a_description_piped_in_is_read_once():
+    result = run_cli("/dev/stdin", input=(EXAMPLES / "split_valid.json").read_text())
+    assert (result.returncode, result.stdout, result.stderr) == (0, VALID_OUT, "")
+
+
+@pytest.mark.parametrize("text,reason", [
+    ('{"operator": "TILE", "Repeats": [' + "9" * 5000 + "]}", "digits"),
+    ("[" * 100_000 + "]" * 100_000, "nested"),
+    ('{"operator": "TILE", "Repeats": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested"),
+], ids=["5000-digits", "nested-array", "nested-field"])
+def test_unreadable_json_exits_2_in_one_line(tmp_path, capsys, text, reason):
+    one_line_refusal(*run_main(capsys, write(tmp_path, text)), "unreadable", reason)
+
+
+def test_a_long_number_is_shown_by_its_length(tmp_path, capsys):
+    axis = int("9" * 4000)
+    path = write(tmp_path, {"operator": "CUMULATIVE_SUMMATION",
+                            "InputTensor": {"DataType": "FLOAT32", "Sizes": [3]},
+                            "OutputTensor": {"DataType": "FLOAT32", "Sizes": [3]}, "Axis": axis})
+    status, out, err = run_main(capsys, path, "--feature-level", "extended")
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [
+        "CUMULATIVE_SUMMATION: rejected in extended mode; it breaks 1 rule(s):",
+        f"  CUMULATIVE_SUMMATION: Axis is (an integer of {axis.bit_length()} bits) but must be "
+        f"in [0, 0] (DimensionCount - 1)"]
+
+
+def test_an_oversized_sizes_list_is_settled_by_its_count(tmp_path, capsys):
+    n = 300_000  # three lists of n ones: under the size limit
+    path = write(tmp_path, {"operator": "TILE",
+                            "InputTensor": {"DataType": "FLOAT32", "Sizes": [1] * n},
+                            "OutputTensor": {"DataType": "FLOAT32", "Sizes": [1] * n},
+                            "Repeats": [1] * n})
+    status, out, err = run_main(capsys, path)
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [
+        "TILE: rejected at every feature level; at 6_4 it breaks 1 rule(s):",
+        f"  TILE: InputTensor.DimensionCount is {n} but must be between 1 and 8 at feature "
+        f"level 6_4",
+        "TILE: rejected in extended mode too, where it breaks 1 rule(s):",
+        f"  TILE: InputTensor.DimensionCount is {n} but must be between 1 and 8 at extended mode"]

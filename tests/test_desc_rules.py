@@ -1,7 +1,7 @@
 """compile_operator: one invalid descriptor per rule (exact messages), valid ones at each boundary.
 
-Expected messages and the per-level tables below are written out by hand from SPEC.md, never
-computed by dmlcpu.
+Expected messages and the per-level tables below are written out by hand from docs/semantics.md and
+docs/feature-levels.md, never computed by dmlcpu.
 """
 import pytest
 
@@ -11,6 +11,7 @@ from dmlcpu import (CumulativeProductOperatorDesc as CumProd,
                     JoinOperatorDesc as Join, Slice1OperatorDesc as Slice1,
                     SliceOperatorDesc as Slice, SplitOperatorDesc as Split, TensorDesc,
                     TileOperatorDesc as Tile)
+from dmlcpu._desc import check_operator
 
 U32 = 2**32 - 1
 
@@ -275,7 +276,7 @@ def test_valid_at_boundary(desc, level):
     assert op.desc is desc
 
 
-# SPEC.md section 4, written out: first level per type (None = never), per operator.
+# docs/feature-levels.md, written out: first level per type (None = never), per operator.
 FIRST_LEVEL = {
     "SLICE": {"FLOAT64": "4_1", "FLOAT32": "1_0", "FLOAT16": "1_0", "INT64": "4_1",
               "UINT64": "4_1", "INT32": "1_0", "UINT32": "1_0", "INT16": "1_0",
@@ -388,3 +389,73 @@ def test_dimension_count_boundaries(op, ndim, refused, accepted):
                                                        rf"does not exist at feature level "
                                                        rf"{refused}"):
             dml.compile_operator(desc, refused)
+
+
+# ---------------------------------------------------------------- lists longer than any rank
+
+class CountingInts(tuple):
+    """A tuple of ints that counts how many of its entries the validators read."""
+
+    reads = 0
+
+    def __iter__(self):
+        for item in tuple.__iter__(self):
+            CountingInts.reads += 1
+            yield item
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        CountingInts.reads += len(item) if isinstance(key, slice) else 1
+        return item
+
+
+@pytest.mark.parametrize("desc,fields", [
+    (Tile(T([1]), T([1]), [1]), ["input_tensor", "repeats"]),
+    (Slice(T([1]), T([1]), [0], [1], [1]), ["offsets", "sizes", "strides"]),
+    (Slice1(T([1]), T([1]), [0], [1], [1]), ["input_window_offsets", "input_window_sizes",
+                                            "input_window_strides"]),
+    (Split(T([1]), [T([1])], 0), ["input_tensor", "output_tensors"]),
+], ids=["TILE", "SLICE", "SLICE1", "SPLIT"])
+def test_a_list_longer_than_8_is_settled_by_its_count(desc, fields):
+    """Every rule at every level reads at most a few entries of a million-entry list.
+
+    The lists are set after construction (a constructor copies them into plain tuples)."""
+    n = 10**6
+    long_tensor = T([1])
+    long_tensor.sizes = CountingInts([1] * n)
+    long_tensor.strides = CountingInts([1] * n)
+    for field in fields:
+        setattr(desc, field, {"input_tensor": long_tensor, "output_tensors": (long_tensor,)}.get(
+            field, CountingInts([1] * n)))
+    CountingInts.reads = 0
+    for level in [*dml.FeatureLevel, None]:
+        with pytest.raises(InvalidArgumentError) as info:
+            dml.compile_operator(desc, level)
+    assert any(f"is {n} but must" in message for message in info.value.violations)
+    assert CountingInts.reads < 1000
+
+
+def any_shape_desc(op, data_type, ndim):
+    """A descriptor of op valid in extended mode: every tensor of ndim sizes of 2."""
+    s = [2] * ndim
+    t = T(s, data_type)
+    return {"SPLIT": lambda: Split(t, [t], 0), "JOIN": lambda: Join([t], t, 0),
+            "SLICE": lambda: Slice(t, t, [0] * ndim, s, [1] * ndim),
+            "SLICE1": lambda: Slice1(t, t, [0] * ndim, s, [1] * ndim),
+            "TILE": lambda: Tile(t, t, [1] * ndim), "CUMULATIVE_SUMMATION": lambda: CumSum(t, t, 0),
+            "CUMULATIVE_PRODUCT": lambda: CumProd(t, t, 0)}[op]()
+
+
+@pytest.mark.parametrize("op", sorted(dml.support_table()))
+def test_each_level_accepts_all_the_levels_before_it_accept(op):
+    """What `python -m dmlcpu validate` relies on to search for the first accepting level."""
+    accepted_somewhere = 0
+    for data_type in dml.TensorDataType.__members__:
+        if data_type == "UNKNOWN":
+            continue
+        for ndim in range(1, 9):
+            desc = any_shape_desc(op, data_type, ndim)
+            accepted = [not check_operator(desc, level) for level in dml.FeatureLevel]
+            assert accepted == sorted(accepted), (data_type, ndim)
+            accepted_somewhere += accepted[-1]
+    assert accepted_somewhere >= 8  # FLOAT32 at least, in 1 to 8 dims at 6_4

@@ -1,5 +1,5 @@
 """No input crashes dmlcpu, reads outside an input, writes outside an output, or leaves a partial
-result (SPEC.md section 6).
+result (docs/semantics.md section 7).
 
 - Random eager calls and descriptors (tests/fuzz/cases.py draws them, hostile values included,
   and judges each: a right result with nothing written outside the outputs, or a documented
@@ -333,9 +333,10 @@ def test_descriptors_no_buffer_can_hold_are_refused():
 
 
 def test_steps_of_unread_dims_may_be_any_size():
-    """A one-element dim never applies its step, and an empty output reads nothing: any step."""
+    """A one-element dim never applies its step, and an empty output reads nothing: any step
+    that fits its 64-bit field (wider ones are refused: tests/test_field_limits.py)."""
     x = f32(3, 4)
-    for step in [2**31, 2**32, 2**63, 2**64, 2**100]:
+    for step in [2**31, 2**32, 2**63]:
         assert dml.slice(x, offsets=[1, 0], sizes=[1, 4], strides=[step, 1]).tolist() == [
             x[1].tolist()]
         assert dml.slice(x, offsets=[3, 0], sizes=[0, 4], strides=[step, 1]).shape == (0, 4)

@@ -17,7 +17,8 @@ import dmlcpu as dml
 import reference
 from arrays import (Layout, SentinelOutput, contiguous_layout, extent, random_input,
                     sentinel_array)
-from reference import DTYPES, as_bits, assert_same_bits
+from conftest import as_bits, assert_same_bits
+from reference import DTYPES
 
 SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
 # Elements a base array may hold: keeps rank-8 views with steps cheap.
@@ -301,7 +302,7 @@ def test_join_inputs_may_overlap_each_other():
 
 # ---------------------------------------------------------------- steps that are never taken
 
-@pytest.mark.parametrize("step", [2**31, 2**61, 2**64, 2**70])
+@pytest.mark.parametrize("step", [2**31, 2**61, 2**64 - 1])  # wider: test_field_limits.py
 def test_slice_step_along_a_one_element_dimension_is_never_taken(step):
     # Output[c] = Input[offsets + strides * c] with c = 0 only: any stride reads offsets
     x = np.arange(12, dtype=np.float64).reshape(3, 4)
@@ -309,7 +310,7 @@ def test_slice_step_along_a_one_element_dimension_is_never_taken(step):
     assert_same_bits(out, reference.slice(x, [1, 2], [1, 2], [1, 1]))
 
 
-@pytest.mark.parametrize("step", [2**31, -2**31 - 1, 2**61, -2**64, 2**70])
+@pytest.mark.parametrize("step", [2**31, -2**31 - 1, 2**61, -2**63, 2**63 - 1])
 def test_slice1_step_along_a_one_element_dimension_is_never_taken(step):
     x = np.arange(12, dtype=np.uint16).reshape(3, 4)
     out = dml.slice1(x, input_window_offsets=[1, 0], input_window_sizes=[2, 4],

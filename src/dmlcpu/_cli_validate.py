@@ -10,13 +10,9 @@ The file holds one JSON object describing one operator with DirectML's field nam
      "Axis": 2}
 
 - ``operator``: SPLIT, JOIN, SLICE, SLICE1, TILE, CUMULATIVE_SUMMATION or CUMULATIVE_PRODUCT
-  (a ``DML_OPERATOR_`` prefix is allowed).
-- Operator fields: SPLIT InputTensor, OutputTensors, Axis; JOIN InputTensors, OutputTensor, Axis;
-  SLICE InputTensor, OutputTensor, Offsets, Sizes, Strides; SLICE1 InputTensor, OutputTensor,
-  InputWindowOffsets, InputWindowSizes, InputWindowStrides; TILE InputTensor, OutputTensor,
-  Repeats; CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT InputTensor, OutputTensor, Axis,
-  AxisDirection (0, 1, "INCREASING", "DECREASING", optional: INCREASING) and HasExclusiveSum /
-  HasExclusiveProduct (true, false, 0 or 1; optional: false).
+  (a ``DML_OPERATOR_`` prefix is allowed), then the operator's fields (listed under ``--help``,
+  from the operator registry): tensors as objects, integers, lists of integers, AxisDirection as
+  0, 1, "INCREASING" or "DECREASING", and a BOOL as true, false, 0 or 1.
 - Tensor fields (DML_BUFFER_TENSOR_DESC): DataType ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32" or
   the value 1), Sizes, and optionally Strides (elements), TotalTensorSizeInBytes,
   GuaranteedBaseOffsetAlignment, Flags (0, 1, "NONE", "OWNED_BY_DML").
@@ -29,7 +25,8 @@ Output and exit status: with ``--feature-level L`` (1_0 ... 6_4, or "extended"),
 0, or every rule the operator breaks at L, one per line, and 1. Without it: the feature levels
 at which DirectML accepts it (and whether extended mode does), status 0; if no feature level
 accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
-Status 2: unreadable file, malformed description or bad usage, with the reason on stderr.
+Status 2: unreadable file (missing, past 4 MiB, not JSON, nested too deep), malformed
+description or bad usage, with the reason on stderr.
 
 A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
 reported as above, its first line prefixed by its name; the status is the worst.
@@ -47,8 +44,41 @@ from ._validate import parse_feature_level, show
 NEWEST = max(FeatureLevel)
 
 
+# The most bytes validate reads: room for a SPLIT or JOIN of 100,000 tensors (about 41 bytes each
+# written compactly), while the worst file of this size is read and judged in seconds (the
+# README's limits table).
+MAX_FILE_BYTES = 4 * 2**20
+
+
 class FormatError(Exception):
     """The file does not describe an operator in the documented format (status 2)."""
+
+
+class Unreadable(Exception):
+    """The file is too large or too deeply nested to read (status 2)."""
+
+
+def read_json(path):
+    """The JSON value in the file at path, reading at most MAX_FILE_BYTES of it.
+
+    Raises OSError, UnicodeDecodeError, json.JSONDecodeError, or Unreadable for a file longer
+    than the limit (an endless stream too), a number too long for Python's int conversion, or
+    arrays and objects nested deeper than the parser's recursion limit.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise Unreadable(f"it holds more than {MAX_FILE_BYTES} bytes, the most validate reads")
+    text = data.decode("utf-8")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise Unreadable("its arrays or objects are nested too deep") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int() refusing a literal past sys.get_int_max_str_digits()
+        raise Unreadable(f"a number has more than {sys.get_int_max_str_digits()} "
+                         f"digits") from None
 
 
 def _key(name):
@@ -61,10 +91,15 @@ _NAMES = {R.DIRECTION: ("DML_AXIS_DIRECTION_", {"INCREASING": 0, "DECREASING": 1
           R.FLAGS: ("DML_TENSOR_FLAG_", {"NONE": 0, "OWNED_BY_DML": 1})}
 
 
-def _dump(value):
-    """A JSON value for a message (json.dumps of a long number fails like str)."""
-    return show(value) if isinstance(value, int) and not isinstance(value, bool) else \
-        json.dumps(value)
+def _dump(value, most=60):
+    """A JSON value for a message: numbers however long, the rest cut to ``most`` characters."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show(value)
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError):
+        text = f"a nested {type(value).__name__}"
+    return text if len(text) <= most else text[:most - 3] + "..."
 
 
 def _take(obj, path, known):
@@ -93,6 +128,8 @@ def _int(value, path):
 def _ints(value, path):
     if not isinstance(value, list):
         raise FormatError(f"{path} must be a list of integers, not {_dump(value)}")
+    if set(map(type, value)) <= {int}:  # json gives int, never a subclass: bools are refused
+        return value
     return [_int(v, f"{path}[{i}]") for i, v in enumerate(value)]
 
 
@@ -188,9 +225,18 @@ def parse_operator(obj):
     return OPERATOR_DESCS[op](**kwargs)
 
 
-def _level_list(levels):
-    labels = [level.label for level in levels]
-    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+def _first_accepting_level(desc):
+    """The oldest level accepting desc, which the newest accepts: each level accepts all that the
+    levels before it accept (docs/feature-levels.md), so a binary search finds it."""
+    levels = list(FeatureLevel)
+    low, high = 0, len(levels) - 1
+    while low < high:
+        middle = (low + high) // 2
+        if check_operator(desc, levels[middle]):
+            low = middle + 1
+        else:
+            high = middle
+    return levels[low]
 
 
 def _indent(messages):
@@ -207,20 +253,14 @@ def report(desc, level_arg):
         if not broken:
             return 0, [f"{op}: accepted {where}"]
         return 1, [f"{op}: rejected {where}; it breaks {len(broken)} rule(s):"] + _indent(broken)
-    accepted = [level for level in FeatureLevel if not check_operator(desc, level)]
     extended = check_operator(desc, None)
     ext_text = "accepted in extended mode" if not extended else "rejected in extended mode"
-    if accepted:
-        levels = list(FeatureLevel)
-        first = levels.index(accepted[0])
-        if accepted == levels[first:]:
-            text = (f"{accepted[0].label} and later" if len(accepted) > 1
-                    else f"{accepted[0].label} only")
-        else:
-            text = _level_list(accepted)
+    newest = check_operator(desc, NEWEST)
+    if not newest:
+        first = _first_accepting_level(desc)
+        text = f"{first.label} and later" if first != NEWEST else f"{first.label} only"
         lines = [f"{op}: accepted at feature levels {text}; {ext_text}"]
         return 0, lines + _indent(extended)
-    newest = check_operator(desc, NEWEST)
     lines = [f"{op}: rejected at every feature level; at {NEWEST.label} it breaks "
              f"{len(newest)} rule(s):"] + _indent(newest)
     if not extended:
@@ -233,11 +273,26 @@ def report(desc, level_arg):
     return 1, lines
 
 
+def _field_list():
+    """Each operator's fields, in DirectML's order, with the default of the optional ones."""
+    lines = ["", "Fields of each operator:"]
+    for record in R.OPERATORS.values():
+        fields = [f.dml if f.required else f"{f.dml} (optional, {_default(f.default)})"
+                  for f in record.fields]
+        lines.append(f"  {record.name}: {', '.join(fields)}")
+    return "\n".join(lines) + "\n"
+
+
+def _default(value):
+    return value.name if hasattr(value, "name") else json.dumps(value)
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m dmlcpu validate",
         description="Say whether DirectML would accept the operator described in a JSON file.",
-        epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=__doc__.split("\n", 2)[2] + _field_list(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="a JSON file describing one operator")
     parser.add_argument("--feature-level", metavar="L",
                         help="check at one level: 1_0 ... 6_4, or 'extended'")
@@ -261,21 +316,29 @@ def main(argv=None):
             except InvalidArgumentError as error:
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
-    from ._cli_dispatch import validate_model  # a DxDispatch model: each of its dispatchables
-    status = validate_model(args.file, level_arg, report)
-    if status is not None:
-        return status
     try:
-        with open(args.file, encoding="utf-8") as handle:
-            obj = json.load(handle)
-        desc = parse_operator(obj)
+        obj, unread = read_json(args.file), None
     except OSError as error:
         print(f"dmlcpu validate: cannot read {args.file}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        print(f"dmlcpu validate: {args.file} is not valid JSON: {error}", file=sys.stderr)
+    except (json.JSONDecodeError, UnicodeDecodeError, Unreadable) as error:
+        obj, unread = None, error
+    if unread is not None or isinstance(obj, dict) and "dispatchables" in obj:
+        # A DxDispatch model (its own reader: comments, larger files): each dispatchable. A file
+        # read twice this way is a regular one: a stream failed the first read or is not JSON.
+        from ._cli_dispatch import validate_model
+        status = validate_model(args.file, level_arg, report)
+        if status is not None:
+            return status
+    if isinstance(unread, Unreadable):
+        print(f"dmlcpu validate: {args.file} is unreadable: {unread}", file=sys.stderr)
         return 2
+    if unread is not None:
+        print(f"dmlcpu validate: {args.file} is not valid JSON: {unread}", file=sys.stderr)
+        return 2
+    try:
+        desc = parse_operator(obj)
     except (FormatError, TypeError) as error:
         print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
         return 2

@@ -11,15 +11,13 @@ Constructors only convert types (TypeError for a non-integer field, a non-Tensor
 every value DirectML would refuse is reported by ``compile_operator``, all at once, in
 ``InvalidArgumentError.violations``.
 """
-from inspect import Parameter, Signature
-
 from . import _registry as R
+from ._buffer_rules import check_buffer_tensor, check_output_self_overlap, min_buffer_bytes
 from ._core import Binding
 from ._errors import InvalidArgumentError
 from ._types import ELEMENT_SIZES, AxisDirection, TensorDataType
-from ._validate import (Violations, as_int, as_int_list, check_buffer_tensor,
-                        check_output_self_overlap, level_name, min_buffer_bytes,
-                        parse_feature_level, raise_violations, show)
+from ._validate import (Violations, as_int, as_int_list, level_name, parse_feature_level,
+                        raise_violations, show)
 
 _DATA_TYPE_PREFIX = "DML_TENSOR_DATA_TYPE_"
 
@@ -97,21 +95,36 @@ _CONVERT = {R.TENSOR: _tensor, R.TENSORS: _tensor_list, R.INT: as_int, R.UINT: a
             R.BOOL: _as_bool_field, R.DATA_TYPE: as_data_type, R.FLAGS: as_int}
 
 
-def _signature(fields):
-    return Signature([Parameter(f.name, Parameter.POSITIONAL_OR_KEYWORD,
-                                default=Parameter.empty if f.required else f.default)
-                      for f in fields])
+def _constructor(class_name, fields):
+    """An ``__init__`` taking the fields in order (defaults as the registry gives them), converting
+    each by kind. Written out as source, as namedtuple and dataclasses do, so a call costs what a
+    hand-written constructor costs and a wrong call gets Python's own TypeError."""
+    params = ", ".join(f.name if f.required else f"{f.name}=_defaults[{k}]"
+                       for k, f in enumerate(fields))
+    names = "".join(f"{f.name}, " for f in fields)
+    source = (f"def __init__(self, {params}):\n"
+              f"    _set_fields(self, _fields, ({names}))\n")
+    converters = tuple((f.name, _CONVERT[f.kind], f.dml, f.default is None) for f in fields)
+    namespace = {"_defaults": [f.default for f in fields], "_fields": converters,
+                 "_set_fields": _set_fields}
+    exec(source, namespace)  # noqa: S102 - the source above is built from the registry's names
+    init = namespace["__init__"]
+    init.__qualname__ = f"{class_name}.__init__"
+    return init
 
 
-def _set_fields(obj, signature, fields, args, kwargs):
-    """Binds a constructor's arguments like a written-out __init__ and converts each by kind."""
-    bound = signature.bind(*args, **kwargs)
-    bound.apply_defaults()
-    for f in fields:
-        value = bound.arguments[f.name]
-        if not (value is None and f.default is None):
-            value = _CONVERT[f.kind](value, f.dml)
-        setattr(obj, f.name, value)
+def _set_fields(obj, converters, values):
+    """Each value converted by its field's kind (a None default stays None)."""
+    for (name, convert, dml, may_be_none), value in zip(converters, values):
+        setattr(obj, name, value if value is None and may_be_none else convert(value, dml))
+
+
+def _repr(value):
+    """repr, but lists for tuples and every int shown however long (repr refuses past 4,300
+    digits)."""
+    if isinstance(value, tuple):
+        return f"[{', '.join(_repr(item) for item in value)}]"
+    return show(value) if type(value) is int else repr(value)
 
 
 class TensorDesc:
@@ -122,10 +135,7 @@ class TensorDesc:
     """
 
     __slots__ = tuple(f.name for f in R.TENSOR_DESC_FIELDS)
-    __signature__ = _signature(R.TENSOR_DESC_FIELDS)
-
-    def __init__(self, *args, **kwargs):
-        _set_fields(self, self.__signature__, R.TENSOR_DESC_FIELDS, args, kwargs)
+    __init__ = _constructor("TensorDesc", R.TENSOR_DESC_FIELDS)
 
     @property
     def element_size(self):
@@ -160,17 +170,10 @@ class TensorDesc:
 
     def __repr__(self):
         name = self.data_type.name if isinstance(self.data_type, TensorDataType) else \
-            repr(self.data_type)
-        parts = [name, f"sizes={list(self.sizes)}"]
-        if self.strides is not None:
-            parts.append(f"strides={list(self.strides)}")
-        if self.total_tensor_size_in_bytes is not None:
-            parts.append(f"total_tensor_size_in_bytes={self.total_tensor_size_in_bytes}")
-        if self.guaranteed_base_offset_alignment:
-            parts.append(f"guaranteed_base_offset_alignment="
-                         f"{self.guaranteed_base_offset_alignment}")
-        if self.flags:
-            parts.append(f"flags={self.flags}")
+            _repr(self.data_type)
+        parts = [name] + [f"{f.name}={_repr(getattr(self, f.name))}"
+                          for f in R.TENSOR_DESC_FIELDS[1:]
+                          if f.required or getattr(self, f.name) != f.default]
         return f"TensorDesc({', '.join(parts)})"
 
 
@@ -183,9 +186,6 @@ class _OperatorDesc:
     FIELDS = ()
     __slots__ = ()
 
-    def __init__(self, *args, **kwargs):
-        _set_fields(self, self.__signature__, self.RECORD.fields, args, kwargs)
-
     def __eq__(self, other):
         return type(other) is type(self) and all(
             getattr(self, f) == getattr(other, f) for f in self.FIELDS)
@@ -193,9 +193,7 @@ class _OperatorDesc:
     __hash__ = None
 
     def __repr__(self):
-        def show_field(value):
-            return repr(list(value)) if isinstance(value, tuple) else repr(value)
-        fields = ", ".join(f"{f}={show_field(getattr(self, f))}" for f in self.FIELDS)
+        fields = ", ".join(f"{f}={_repr(getattr(self, f))}" for f in self.FIELDS)
         return f"{type(self).__name__}({fields})"
 
 
@@ -203,7 +201,7 @@ def _descriptor_class(record):
     """The public class of one registry record: its fields as slots, its constructor's signature."""
     names = tuple(f.name for f in record.fields)
     namespace = {"__doc__": record.doc, "__module__": __name__, "__slots__": names,
-                 "__signature__": _signature(record.fields), "RECORD": record,
+                 "__init__": _constructor(record.desc_class, record.fields), "RECORD": record,
                  "OPERATOR": record.name, "FIELDS": names}
     for f in record.fields:
         if f.kind == R.BOOL:  # HasExclusiveSum / HasExclusiveProduct, under one name

@@ -20,7 +20,7 @@ from ._arrays import (as_array, as_output_array, check_no_overlap, data_type_of,
 from ._errors import InvalidArgumentError
 from ._types import AxisDirection
 from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
-                        slice1_max_output_size, validate_cumulative, validate_join,
+                        show, slice1_max_output_size, validate_cumulative, validate_join,
                         validate_slice, validate_slice1, validate_split, validate_tile)
 
 
@@ -133,7 +133,7 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
             if t.sizes[axis] != n:
                 raise InvalidArgumentError(f"{op}: OutputTensors[{k}].Sizes[{axis}] is "
                                            f"{t.sizes[axis]} but must equal "
-                                           f"output_axis_sizes[{k}] ({n})")
+                                           f"output_axis_sizes[{k}] ({show(n)})")
         check_no_overlap(op, out_arrays, [x], "OutputTensors", "InputTensor")
     else:
         out_arrays = [np.empty(t.sizes, dtype=x.dtype) for t in touts]
@@ -254,7 +254,7 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
     out_array, tout = _single_output(out, output_sizes, tx, op, level)
     if out_array is not None and output_sizes is not None and tout.sizes != output_sizes:
         raise InvalidArgumentError(f"{op}: OutputTensor.Sizes is {list(tout.sizes)} but must "
-                                   f"equal output_sizes ({list(output_sizes)})")
+                                   f"equal output_sizes ({show(output_sizes)})")
     validate_slice1(tx, tout, offsets, window, steps, level, allow_empty=level is None)
     starts = _plan.slice1_starts(offsets, window, steps)
     result = _run_single(op, key, x, out_array, tout, lambda src, dst: _plan.plan_window(
