@@ -11,7 +11,7 @@ from collections import namedtuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from reference import as_bits, assert_same_bits, bits_dtype
+from conftest import as_bits, assert_same_bits, bits_dtype
 
 Layout = namedtuple("Layout", "perm steps offsets")
 

@@ -1,8 +1,8 @@
 """Independent NumPy references for the data-movement operators, and bit-level comparison.
 
-Nothing here imports dmlcpu: each reference restates SPEC.md section 3 in the most direct NumPy
-form (index arrays, np.concatenate, np.tile), so a shared misunderstanding between the code under
-test and its test would need the same mistake written twice in different ways. The references
+Nothing here imports dmlcpu: each reference restates docs/semantics.md section 3 in the most direct
+NumPy form (index arrays, np.concatenate, np.tile), so a shared misunderstanding between the code
+under test and its test would need the same mistake written twice in different ways. The references
 move the operands as unsigned integers of the same width, so no float load, store or cast can
 quiet a signalling NaN on the reference side.
 """
@@ -10,35 +10,12 @@ import builtins
 
 import numpy as np
 
+from conftest import as_bits
+
 DTYPES = tuple(np.dtype(name) for name in (
     "float64", "float32", "float16", "int64", "int32", "int16", "int8",
     "uint64", "uint32", "uint16", "uint8"))
 FLOAT_DTYPES = tuple(d for d in DTYPES if d.kind == "f")
-
-
-def bits_dtype(dtype):
-    """The unsigned integer dtype with the same width as ``dtype``."""
-    return np.dtype(f"u{np.dtype(dtype).itemsize}")
-
-
-def as_bits(array):
-    """The elements of ``array`` as unsigned integers of the same width (a view, any strides)."""
-    array = np.asarray(array)
-    return array.view(bits_dtype(array.dtype))
-
-
-def assert_same_bits(actual, expected, what="result"):
-    """Same dtype, same shape and the same bit pattern in every element."""
-    actual = np.asarray(actual)
-    expected = np.asarray(expected)
-    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != {expected.dtype}"
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    a, e = as_bits(actual), as_bits(expected)
-    if not np.array_equal(a, e):
-        where = np.argwhere(a != e)
-        first = tuple(int(i) for i in where[0])
-        raise AssertionError(f"{what}: {len(where)} of {a.size} elements differ; first at "
-                             f"{first}: bits {int(a[first]):#x} != expected {int(e[first]):#x}")
 
 
 def _on_bits(function):
@@ -118,7 +95,7 @@ def tile(x, repeats):
 
 
 def cumulative_summation(x, axis, reverse=False, exclusive=False):
-    """CUMULATIVE_SUMMATION per SPEC.md section 3: a sequential walk in the output's type.
+    """CUMULATIVE_SUMMATION per docs/semantics.md section 3: a sequential walk in the output's type.
 
     Floats accumulate one element after another in walk order (FLOAT16 in FLOAT32, each written
     value rounded to FLOAT16); integers wrap modulo 2^bits.

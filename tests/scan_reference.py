@@ -1,4 +1,5 @@
-"""An independent reference for CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT (SPEC.md section 3).
+"""An independent reference for CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT (docs/semantics.md
+section 3).
 
 A plain Python walk along each line in walk order, written from the spec, not from the C code:
 - integers are Python ints masked to the type's width after every step, then read back as
@@ -67,9 +68,3 @@ def reference_scan(x, axis, op, reverse=False, exclusive=False):
                 totals.reverse()
             moved_out[index] = np.array(totals, dtype=x.dtype)
     return out
-
-
-def bits(array):
-    """The raw bits of an array's elements (NaN payloads and -0.0 compare exactly)."""
-    array = np.ascontiguousarray(array)
-    return array.view(np.dtype(f"u{array.dtype.itemsize}"))

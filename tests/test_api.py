@@ -1,5 +1,5 @@
-"""The public surface: SPEC.md section 5's names exist, each with a docstring, and the enums
-carry DirectML's values."""
+"""The public surface: docs/semantics.md section 6's names exist, each with a docstring, and the
+enums carry DirectML's values."""
 import inspect
 
 import dmlcpu as dml
@@ -51,7 +51,7 @@ def test_support_table_matches_spec_section_4():
     L = dml.FeatureLevel
     assert set(table) == {"SPLIT", "SLICE", "SLICE1", "JOIN", "TILE", "CUMULATIVE_SUMMATION",
                           "CUMULATIVE_PRODUCT"}
-    # spot checks typed from SPEC.md's table (the full table is checked in test_desc_rules.py)
+    # spot checks typed from docs/feature-levels.md's table (the full table: test_desc_rules.py)
     assert table["TILE"]["data_types"]["FLOAT64"] is None
     assert table["TILE"]["data_types"]["INT16"] == L.FL_2_1
     assert table["SLICE1"]["data_types"]["FLOAT32"] == L.FL_2_1

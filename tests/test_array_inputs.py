@@ -1,4 +1,5 @@
-"""What the eager API accepts and returns (SPEC.md section 5), for the data-movement operators.
+"""What the eager API accepts and returns (docs/semantics.md section 6), for the data-movement
+operators.
 
 Inputs: NumPy arrays (read-only too), bytes, bytearray, memoryview, array.array and __dlpack__
 objects. Results: new C-contiguous arrays that share no memory with the input, or the caller's
@@ -12,7 +13,7 @@ import pytest
 
 import dmlcpu as dml
 import reference
-from reference import assert_same_bits
+from conftest import assert_same_bits
 
 
 def test_bytes_input_is_uint8():

@@ -12,7 +12,8 @@ import pytest
 import dmlcpu as dml
 import reference
 from arrays import Layout, SentinelOutput, base_shape, float_specials, view_of
-from reference import FLOAT_DTYPES, as_bits, assert_same_bits, bits_dtype
+from conftest import as_bits, assert_same_bits, bits_dtype
+from reference import FLOAT_DTYPES
 
 COLS = 4
 

@@ -24,8 +24,9 @@ SPLIT: rejected in extended mode too, for the same rule(s)
 """  # noqa: E501
 
 
-def run_cli(*args, memory_limit=None, stdin=None):
-    """``memory_limit`` bytes of address space: a reader that does not stop fails, not the host."""
+def run_cli(*args, memory_limit=None, stdin=None, input=None):
+    """``memory_limit`` bytes of address space: a reader that does not stop fails, not the host.
+    Not under the sanitizer suite (tools/run-sanitizers): ASan reserves terabytes of it."""
     # the subprocess imports the same dmlcpu as this test process (installed, or src/ in a checkout)
     package_parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -36,7 +37,9 @@ def run_cli(*args, memory_limit=None, stdin=None):
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     return subprocess.run([sys.executable, "-m", "dmlcpu", "validate", *map(str, args)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=60,
-                          stdin=stdin, preexec_fn=limit if memory_limit else None)
+                          stdin=stdin, input=input,
+                          preexec_fn=limit if memory_limit and "asan" not in
+                          os.environ.get("LD_PRELOAD", "") else None)
 
 
 def test_subprocess_valid_example():
@@ -231,6 +234,12 @@ def test_endless_stream_is_refused():
         writer.stdout.close()
     one_line_refusal(result.returncode, result.stdout, result.stderr,
                      f"more than {MAX_FILE_BYTES} bytes")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="no /dev/stdin on this system")
+def test_a_description_piped_in_is_read_once():
+    result = run_cli("/dev/stdin", input=(EXAMPLES / "split_valid.json").read_text())
+    assert (result.returncode, result.stdout, result.stderr) == (0, VALID_OUT, "")
 
 
 @pytest.mark.parametrize("text,reason", [

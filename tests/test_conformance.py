@@ -17,7 +17,8 @@ import pytest
 
 import dmlcpu as dml
 from arrays import sentinel_array
-from reference import assert_same_bits, ulp_distance
+from conftest import assert_same_bits
+from reference import ulp_distance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "data", "webnn_cases.json"), encoding="utf-8") as f:

@@ -1,7 +1,7 @@
 """compile_operator: one invalid descriptor per rule (exact messages), valid ones at each boundary.
 
-Expected messages and the per-level tables below are written out by hand from SPEC.md, never
-computed by dmlcpu.
+Expected messages and the per-level tables below are written out by hand from docs/semantics.md and
+docs/feature-levels.md, never computed by dmlcpu.
 """
 import pytest
 
@@ -276,7 +276,7 @@ def test_valid_at_boundary(desc, level):
     assert op.desc is desc
 
 
-# SPEC.md section 4, written out: first level per type (None = never), per operator.
+# docs/feature-levels.md, written out: first level per type (None = never), per operator.
 FIRST_LEVEL = {
     "SLICE": {"FLOAT64": "4_1", "FLOAT32": "1_0", "FLOAT16": "1_0", "INT64": "4_1",
               "UINT64": "4_1", "INT32": "1_0", "UINT32": "1_0", "INT16": "1_0",

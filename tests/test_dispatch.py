@@ -15,18 +15,13 @@ import dmlcpu
 from dmlcpu import _core
 from dmlcpu._core import Plan
 
-USABLE = _core._config()["usable_isas"]
+from conftest import usable_isas
+
+USABLE = usable_isas()
 WIDTHS = (1, 2, 4, 8)
 LENGTHS = (1, 2, 7, 15, 16, 17, 31, 33, 64, 65, 127, 300, 1031)
 # subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
 SRC = os.path.dirname(os.path.dirname(dmlcpu.__file__))
-
-
-@pytest.fixture(params=USABLE)
-def isa(request):
-    _core._force_isa(request.param)
-    yield request.param
-    _core._force_isa(None)
 
 
 def strided(buf, offset, n, stride, e):

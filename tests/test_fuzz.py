@@ -1,5 +1,5 @@
 """No input crashes dmlcpu, reads outside an input, writes outside an output, or leaves a partial
-result (SPEC.md section 6).
+result (docs/semantics.md section 7).
 
 - Random eager calls and descriptors (tests/fuzz/cases.py draws them, hostile values included,
   and judges each: a right result with nothing written outside the outputs, or a documented

@@ -11,23 +11,15 @@ import numpy as np
 import pytest
 
 import dmlcpu
-from dmlcpu import _core
 from dmlcpu._core import Plan
 from dmlcpu._errors import CoreError
 
 import reference
 from arrays import Layout, SentinelOutput, contiguous_layout, random_input
+from conftest import assert_same_bits
 
-USABLE = _core._config()["usable_isas"]
 DTYPES = (np.int8, np.float16, np.uint16, np.float32, np.int32, np.float64, np.uint64)
 THREADS = (1, 3)
-
-
-@pytest.fixture(params=USABLE)
-def isa(request):
-    _core._force_isa(request.param)
-    yield request.param
-    _core._force_isa(None)
 
 
 @pytest.fixture(params=THREADS)
@@ -154,7 +146,7 @@ def test_short_blocks_many_rows(inner, dtype, isa):
     out.check(reference.join(xs, 1), "short join")
     outs = dmlcpu.split(out.view, axis=1, output_axis_sizes=[x.shape[1] for x in xs])
     for o, x in zip(outs, xs):
-        reference.assert_same_bits(o, x, "short split")
+        assert_same_bits(o, x, "short split")
 
 
 def test_descriptor_join_and_split_run_the_group():

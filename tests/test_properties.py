@@ -17,7 +17,8 @@ import dmlcpu as dml
 import reference
 from arrays import (Layout, SentinelOutput, contiguous_layout, extent, random_input,
                     sentinel_array)
-from reference import DTYPES, as_bits, assert_same_bits
+from conftest import as_bits, assert_same_bits
+from reference import DTYPES
 
 SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
 # Elements a base array may hold: keeps rank-8 views with steps cheap.

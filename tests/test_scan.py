@@ -1,7 +1,7 @@
 """CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT through the eager API, bit for bit.
 
-Expected values come from the seed page and SPEC.md (literals), from hand-worked boundary cases,
-or from the independent Python walk in scan_reference.py; never from dmlcpu itself.
+Expected values come from the seed page and docs/semantics.md (literals), from hand-worked boundary
+cases, or from the independent Python walk in scan_reference.py; never from dmlcpu itself.
 The C core picks one of two strategies from the output's strides: "outer" when some other dim
 steps less than the axis in the output (a C-contiguous output scanned along a non-last axis),
 "line" when the axis is innermost (along the last axis). Tests below name which one a layout hits.
@@ -16,7 +16,8 @@ import dmlcpu as dml
 from dmlcpu import AxisDirection
 from dmlcpu._core import Plan
 from dmlcpu._errors import CoreError
-from scan_reference import PROD, SUM, bits, reference_scan
+from conftest import as_bits
+from scan_reference import PROD, SUM, reference_scan
 
 DTYPES = [np.float32, np.float16, np.uint32, np.uint16, np.uint8, np.int32, np.int16, np.int8,
           np.float64, np.uint64, np.int64]
@@ -41,7 +42,7 @@ def assert_bits_equal(actual, expected):
     acc + x disagree on which is first). Where NaNs are is still compared exactly."""
     assert actual.dtype == expected.dtype
     assert actual.shape == expected.shape
-    a, e = bits(actual), bits(expected)
+    a, e = as_bits(actual), as_bits(expected)
     if actual.dtype.kind == "f":
         nan_a, nan_e = np.isnan(actual), np.isnan(expected)
         assert np.array_equal(nan_a, nan_e), f"NaNs at {np.argwhere(nan_a != nan_e)[:5]}"
@@ -78,7 +79,7 @@ SEED_PRODUCT = [
                      [54, 48, 42, 60]]]]),
 ]
 
-# SPEC.md section 3, SUM column.
+# docs/semantics.md section 3, SUM column.
 SPEC_SUMMATION = [
     (3, 0, False, [[[[2, 3, 6, 11], [3, 11, 18, 21], [9, 15, 17, 21]]]]),
     (3, 0, True, [[[[0, 2, 3, 6], [0, 3, 11, 18], [0, 9, 15, 17]]]]),
@@ -283,7 +284,7 @@ def test_outer_rows_wider_than_one_block(width, dtype):
         view[...] = x
         scan(SUM, view, 0, reverse, exclusive, out=view)
         assert_bits_equal(view, expected)
-        assert np.all(bits(big[:, -2::-2]) == 0)
+        assert np.all(as_bits(big[:, -2::-2]) == 0)
 
 
 # --- arithmetic edges --------------------------------------------------------------------------
@@ -352,7 +353,7 @@ def _naive_float16_cumsum(values):
 def test_float16_accumulates_in_float32(values):
     expected = np.cumsum(values.astype(np.float32)).astype(np.float16)  # add.accumulate: in order
     naive = _naive_float16_cumsum(values)
-    assert not np.array_equal(bits(expected), bits(naive)), "the case must tell them apart"
+    assert not np.array_equal(as_bits(expected), as_bits(naive)), "the case must tell them apart"
     assert_bits_equal(dml.cumulative_summation(values, axis=0), expected)  # line strategy
     column = np.repeat(values[:, None], 2, axis=1)                         # outer strategy
     assert_bits_equal(dml.cumulative_summation(column, axis=0),

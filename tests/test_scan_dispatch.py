@@ -13,9 +13,10 @@ import pytest
 
 import dmlcpu
 from dmlcpu import AxisDirection, _core
+from conftest import assert_same_bits, usable_isas
 from scan_reference import PROD, SUM, reference_scan
 
-USABLE = _core._config()["usable_isas"]
+USABLE = usable_isas()
 WIDE = [isa for isa in USABLE if isa != "scalar"]
 DTYPES = [np.float32, np.float16, np.float64, np.uint8, np.int8, np.uint16, np.int16, np.uint32,
           np.int32, np.uint64, np.int64]
@@ -39,21 +40,6 @@ def scan(op, x, axis, reverse=False, exclusive=False, out=None):
                                            has_exclusive_sum=exclusive, out=out)
     return dmlcpu.cumulative_product(x, axis=axis, axis_direction=direction,
                                      has_exclusive_product=exclusive, out=out)
-
-
-def bits(a):
-    a = np.ascontiguousarray(a)
-    return a.view(np.dtype("u%d" % a.dtype.itemsize))
-
-
-def assert_same_bits(actual, expected, what):
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape, what
-    a, e = bits(actual), bits(expected)
-    if not np.array_equal(a, e):
-        where = np.argwhere(a != e)[:5]
-        raise AssertionError("%s: %d elements differ, first at %s: %s vs %s" % (
-            what, np.count_nonzero(a != e), where.tolist(),
-            [actual[tuple(w)] for w in where], [expected[tuple(w)] for w in where]))
 
 
 def random_values(rng, dtype, shape, op):

@@ -1,4 +1,5 @@
-"""The seed pages' examples (SPEC.md's seeds/000-003) and SPEC.md's SLICE1 example, verbatim.
+"""The seed pages' examples (DirectML's operator pages for SPLIT, SLICE, JOIN, TILE) and the SLICE1
+example of docs/semantics.md, verbatim.
 
 Each runs in extended mode (feature_level=None) and again in strict mode at the lowest feature
 level where the operator exists with FLOAT32 at 4 dimensions, to show strict mode accepts them.
@@ -8,9 +9,9 @@ import pytest
 
 import dmlcpu as dml
 import reference
-from reference import assert_same_bits
+from conftest import assert_same_bits
 
-# the lowest level with the operator, FLOAT32 and 4 dims (SPEC.md section 4)
+# the lowest level with the operator, FLOAT32 and 4 dims (docs/feature-levels.md)
 LOWEST = {"SPLIT": "1_0", "SLICE": "1_0", "JOIN": "1_0", "TILE": "1_0", "SLICE1": "2_1"}
 
 

@@ -11,6 +11,8 @@ import pytest
 import dmlcpu
 from dmlcpu._core import Plan
 
+from conftest import usable_isas
+
 # subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
 SRC = os.path.dirname(os.path.dirname(dmlcpu.__file__))
 COUNTS = (1, 2, 3, 7)
@@ -244,7 +246,7 @@ def test_random_copies_every_isa_and_thread_count(e):
         np.lib.stride_tricks.as_strided(expected[dst_off:], shape, tuple(ds) + (1,))[...] = \
             np.lib.stride_tricks.as_strided(src[src_off:], shape, tuple(ss) + (1,))
         plan = Plan(1, 1, [("copy", (1, dst_off, sizes, ds), (0, src_off, sizes, ss), e)])
-        for isa in _core._config()["usable_isas"]:
+        for isa in usable_isas():
             _core._force_isa(isa)
             try:
                 for n in (1, 3):

@@ -1,5 +1,6 @@
 """Every validation rule of the eager API: it fires, with its exception and message, and nothing
-is written. The expected messages are written out by hand from SPEC.md sections 3, 4 and 6."""
+is written. The expected messages are written out by hand from docs/semantics.md and
+docs/feature-levels.md."""
 
 import numpy as np
 import pytest

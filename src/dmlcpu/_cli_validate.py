@@ -10,13 +10,9 @@ The file holds one JSON object describing one operator with DirectML's field nam
      "Axis": 2}
 
 - ``operator``: SPLIT, JOIN, SLICE, SLICE1, TILE, CUMULATIVE_SUMMATION or CUMULATIVE_PRODUCT
-  (a ``DML_OPERATOR_`` prefix is allowed).
-- Operator fields: SPLIT InputTensor, OutputTensors, Axis; JOIN InputTensors, OutputTensor, Axis;
-  SLICE InputTensor, OutputTensor, Offsets, Sizes, Strides; SLICE1 InputTensor, OutputTensor,
-  InputWindowOffsets, InputWindowSizes, InputWindowStrides; TILE InputTensor, OutputTensor,
-  Repeats; CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT InputTensor, OutputTensor, Axis,
-  AxisDirection (0, 1, "INCREASING", "DECREASING", optional: INCREASING) and HasExclusiveSum /
-  HasExclusiveProduct (true, false, 0 or 1; optional: false).
+  (a ``DML_OPERATOR_`` prefix is allowed), then the operator's fields (listed under ``--help``,
+  from the operator registry): tensors as objects, integers, lists of integers, AxisDirection as
+  0, 1, "INCREASING" or "DECREASING", and a BOOL as true, false, 0 or 1.
 - Tensor fields (DML_BUFFER_TENSOR_DESC): DataType ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32" or
   the value 1), Sizes, and optionally Strides (elements), TotalTensorSizeInBytes,
   GuaranteedBaseOffsetAlignment, Flags (0, 1, "NONE", "OWNED_BY_DML").
@@ -29,7 +25,8 @@ Output and exit status: with ``--feature-level L`` (1_0 ... 6_4, or "extended"),
 0, or every rule the operator breaks at L, one per line, and 1. Without it: the feature levels
 at which DirectML accepts it (and whether extended mode does), status 0; if no feature level
 accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
-Status 2: unreadable file, malformed description or bad usage, with the reason on stderr.
+Status 2: unreadable file (missing, past 4 MiB, not JSON, nested too deep), malformed
+description or bad usage, with the reason on stderr.
 
 A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
 reported as above, its first line prefixed by its name; the status is the worst.
@@ -276,11 +273,26 @@ def report(desc, level_arg):
     return 1, lines
 
 
+def _field_list():
+    """Each operator's fields, in DirectML's order, with the default of the optional ones."""
+    lines = ["", "Fields of each operator:"]
+    for record in R.OPERATORS.values():
+        fields = [f.dml if f.required else f"{f.dml} (optional, {_default(f.default)})"
+                  for f in record.fields]
+        lines.append(f"  {record.name}: {', '.join(fields)}")
+    return "\n".join(lines) + "\n"
+
+
+def _default(value):
+    return value.name if hasattr(value, "name") else json.dumps(value)
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m dmlcpu validate",
         description="Say whether DirectML would accept the operator described in a JSON file.",
-        epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=__doc__.split("\n", 2)[2] + _field_list(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="a JSON file describing one operator")
     parser.add_argument("--feature-level", metavar="L",
                         help="check at one level: 1_0 ... 6_4, or 'extended'")
@@ -304,22 +316,29 @@ def main(argv=None):
             except InvalidArgumentError as error:
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
-    from ._cli_dispatch import validate_model  # a DxDispatch model: each of its dispatchables
-    status = validate_model(args.file, level_arg, report)
-    if status is not None:
-        return status
     try:
-        desc = parse_operator(read_json(args.file))
+        obj, unread = read_json(args.file), None
     except OSError as error:
         print(f"dmlcpu validate: cannot read {args.file}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        print(f"dmlcpu validate: {args.file} is not valid JSON: {error}", file=sys.stderr)
+    except (json.JSONDecodeError, UnicodeDecodeError, Unreadable) as error:
+        obj, unread = None, error
+    if unread is not None or isinstance(obj, dict) and "dispatchables" in obj:
+        # A DxDispatch model (its own reader: comments, larger files): each dispatchable. A file
+        # read twice this way is a regular one: a stream failed the first read or is not JSON.
+        from ._cli_dispatch import validate_model
+        status = validate_model(args.file, level_arg, report)
+        if status is not None:
+            return status
+    if isinstance(unread, Unreadable):
+        print(f"dmlcpu validate: {args.file} is unreadable: {unread}", file=sys.stderr)
         return 2
-    except Unreadable as error:
-        print(f"dmlcpu validate: {args.file} is unreadable: {error}", file=sys.stderr)
+    if unread is not None:
+        print(f"dmlcpu validate: {args.file} is not valid JSON: {unread}", file=sys.stderr)
         return 2
+    try:
+        desc = parse_operator(obj)
     except (FormatError, TypeError) as error:
         print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
         return 2

@@ -12,12 +12,12 @@ every value DirectML would refuse is reported by ``compile_operator``, all at on
 ``InvalidArgumentError.violations``.
 """
 from . import _registry as R
+from ._buffer_rules import check_buffer_tensor, check_output_self_overlap, min_buffer_bytes
 from ._core import Binding
 from ._errors import InvalidArgumentError
 from ._types import ELEMENT_SIZES, AxisDirection, TensorDataType
-from ._validate import (Violations, as_int, as_int_list, check_buffer_tensor,
-                        check_output_self_overlap, level_name, min_buffer_bytes,
-                        parse_feature_level, raise_violations, show)
+from ._validate import (Violations, as_int, as_int_list, level_name, parse_feature_level,
+                        raise_violations, show)
 
 _DATA_TYPE_PREFIX = "DML_TENSOR_DATA_TYPE_"
 
@@ -104,7 +104,8 @@ def _constructor(class_name, fields):
     names = "".join(f"{f.name}, " for f in fields)
     source = (f"def __init__(self, {params}):\n"
               f"    _set_fields(self, _fields, ({names}))\n")
-    namespace = {"_defaults": [f.default for f in fields], "_fields": fields,
+    converters = tuple((f.name, _CONVERT[f.kind], f.dml, f.default is None) for f in fields)
+    namespace = {"_defaults": [f.default for f in fields], "_fields": converters,
                  "_set_fields": _set_fields}
     exec(source, namespace)  # noqa: S102 - the source above is built from the registry's names
     init = namespace["__init__"]
@@ -112,11 +113,10 @@ def _constructor(class_name, fields):
     return init
 
 
-def _set_fields(obj, fields, values):
-    for f, value in zip(fields, values):
-        if not (value is None and f.default is None):
-            value = _CONVERT[f.kind](value, f.dml)
-        setattr(obj, f.name, value)
+def _set_fields(obj, converters, values):
+    """Each value converted by its field's kind (a None default stays None)."""
+    for (name, convert, dml, may_be_none), value in zip(converters, values):
+        setattr(obj, name, value if value is None and may_be_none else convert(value, dml))
 
 
 def _repr(value):

@@ -13,10 +13,10 @@ from typing import Callable, NamedTuple
 
 from . import _plan
 from . import _validate as V
-from ._types import AxisDirection
+from ._types import ELEMENT_SIZES, AxisDirection
 
 # Field kinds. A kind says how a value is converted (descriptor constructors), read from JSON
-# (the CLI) and how wide it may be (every integer fits in 64 bits).
+# (the CLI) and which width DirectML gives it (the validators check every integer fits).
 TENSOR = "tensor"        # one TensorDesc (an array in the eager API)
 TENSORS = "tensors"      # a sequence of them
 INT = "int"              # a signed integer (INT, INT64)
@@ -98,34 +98,34 @@ def _tensor_fields(inputs_many=False, outputs_many=False):
 # ---------------------------------------------------------------- planners (over _plan)
 
 def _plan_split(args, inputs, outputs, data_type):
-    return _plan.plan_split(inputs[0], outputs, args.axis, V.element_size(data_type))
+    return _plan.plan_split(inputs[0], outputs, args.axis, ELEMENT_SIZES[data_type])
 
 
 def _plan_join(args, inputs, outputs, data_type):
-    return _plan.plan_join(inputs, outputs[0], args.axis, V.element_size(data_type))
+    return _plan.plan_join(inputs, outputs[0], args.axis, ELEMENT_SIZES[data_type])
 
 
 def _plan_slice(args, inputs, outputs, data_type):
     return _plan.plan_window(inputs[0], outputs[0], args.offsets, args.strides,
-                             V.element_size(data_type))
+                             ELEMENT_SIZES[data_type])
 
 
 def _plan_slice1(args, inputs, outputs, data_type):
     starts = _plan.slice1_starts(args.input_window_offsets, args.input_window_sizes,
                                  args.input_window_strides)
     return _plan.plan_window(inputs[0], outputs[0], starts, args.input_window_strides,
-                             V.element_size(data_type))
+                             ELEMENT_SIZES[data_type])
 
 
 def _plan_tile(args, inputs, outputs, data_type):
-    return _plan.plan_tile(inputs[0], outputs[0], V.element_size(data_type))
+    return _plan.plan_tile(inputs[0], outputs[0], ELEMENT_SIZES[data_type])
 
 
 def _scan_planner(op, exclusive_field):
     def plan(args, inputs, outputs, data_type):
         return _plan.plan_scan(op, inputs[0], outputs[0], data_type, args.axis,
                                args.axis_direction == AxisDirection.DECREASING,
-                               bool(getattr(args, exclusive_field)), V.element_size(data_type))
+                               bool(getattr(args, exclusive_field)), ELEMENT_SIZES[data_type])
     return plan
 
 

@@ -1,4 +1,4 @@
-"""DirectML's per-feature-level tables for the seven operators, as data (SPEC.md section 4)."""
+"""DirectML's per-feature-level tables for the seven operators, as data (docs/feature-levels.md)."""
 from ._types import ALL_DATA_TYPES, FeatureLevel, TensorDataType
 
 L = FeatureLevel
@@ -59,7 +59,7 @@ def dimension_count_range(op, level):
 
 
 def support_table():
-    """SPEC.md section 4 as data: per operator, its first level, types and dimension counts.
+    """docs/feature-levels.md as data: per operator, its first level, types and dimension counts.
 
     >>> support_table()["TILE"]["data_types"]["FLOAT64"] is None
     True
