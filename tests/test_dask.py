@@ -16,6 +16,7 @@ import dask  # noqa: E402
 
 import dmlcpu  # noqa: E402
 import dmlcpu.dask as dd  # noqa: E402
+from conftest import assert_same_bits  # noqa: E402
 from dask_cases import DTYPES, OPERATORS, SCANS, case, chunking, data, run  # noqa: E402
 
 EXAMPLES = 150 * int(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
@@ -54,9 +55,8 @@ def random_call(seed, name, dtype, most_dims=4, most_size=7):
 
 def assert_same_bytes(got, expected):
     assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert g.dtype == e.dtype and g.shape == e.shape
-        assert np.ascontiguousarray(g).tobytes() == e.tobytes()
+    for k, (g, e) in enumerate(zip(got, expected)):
+        assert_same_bits(g, e, f"result {k}")
 
 
 @settings(max_examples=EXAMPLES)

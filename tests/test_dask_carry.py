@@ -16,8 +16,8 @@ import pytest
 import dmlcpu
 from dmlcpu import _core
 from dmlcpu._types import DATA_TYPE_OF_NUMPY
+from conftest import usable_isas
 
-USABLE = _core._config()["usable_isas"]
 DTYPES = [np.float32, np.float16, np.float64, np.uint8, np.int8, np.uint16, np.int16, np.uint32,
           np.int32, np.uint64, np.int64]
 SUM, PROD = 0, 1
@@ -27,12 +27,13 @@ LAYOUTS = [((70, 37), 0), ((37, 70), 1), ((1, 300), 1), ((3, 200), 1), ((5, 41, 
            ((9, 2), 0), ((2, 9), 1)]
 
 
-@pytest.fixture(autouse=True)
-def restore():
-    threads = dmlcpu.get_num_threads()
-    yield
-    _core._force_isa(None)
-    dmlcpu.set_num_threads(threads)
+@pytest.fixture
+def threads(request):
+    """The pool size for the whole test, restored after it."""
+    before = dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(request.param)
+    yield request.param
+    dmlcpu.set_num_threads(before)
 
 
 def zlib_seed(*parts):
@@ -91,8 +92,7 @@ def final_total(x, axis, op, reverse):
     return take(scanned, axis, last, last + 1)
 
 
-def check(x, axis, cuts, isa):
-    _core._force_isa(isa)
+def check(x, axis, cuts):
     for op in (SUM, PROD):
         for reverse in (False, True):
             for exclusive in (False, True):
@@ -103,7 +103,6 @@ def check(x, axis, cuts, isa):
                 assert carry.tobytes() == np.ascontiguousarray(total).tobytes()
 
 
-@pytest.mark.parametrize("isa", USABLE)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_pieces_give_the_whole_scan(isa, dtype):
     rng = np.random.default_rng(zlib_seed(isa, dtype))
@@ -111,20 +110,17 @@ def test_pieces_give_the_whole_scan(isa, dtype):
         x = random_array(rng, shape, dtype)
         n = shape[axis]
         for cuts in (sorted(set(rng.integers(1, n, 3).tolist())), list(range(1, n)), [n // 2]):
-            check(x, axis, cuts, isa)
+            check(x, axis, cuts)
         # strided and reversed source views, and an output view into a larger array
         view = random_array(rng, (2 * shape[0],) + shape[1:], dtype)[::-2]
-        check(view, axis, [n // 3, n // 3 + 1], isa)
+        check(view, axis, [n // 3, n // 3 + 1])
 
 
-@pytest.mark.parametrize("isa", USABLE)
-@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("threads", [1, 3], indirect=True)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint32, np.int64])
 def test_large_pieces_on_every_thread_count(isa, threads, dtype):
     """Pieces of a MiB and more run on the pool and, from 4 MiB, with streaming stores; the
     output views start one element off alignment, so the vector kernels take scalar heads."""
-    dmlcpu.set_num_threads(threads)
-    _core._force_isa(isa)
     rng = np.random.default_rng(zlib_seed(isa, threads, dtype))
     itemsize = np.dtype(dtype).itemsize
     for shape, axis, cuts in [((1500, 700), 0, [1100]), ((700, 1500), 1, [1100]),
@@ -235,12 +231,12 @@ def guarded_run():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="mmap guard pages need POSIX")
-@pytest.mark.parametrize("isa", USABLE)
-def test_carried_scans_stay_inside_their_buffers(isa):
+@pytest.mark.parametrize("forced", usable_isas())
+def test_carried_scans_stay_inside_their_buffers(forced):
     """In a subprocess, so that a stray access is a failed test (-11), not a dead test run."""
     here = os.path.dirname(os.path.abspath(__file__))
     package = os.path.dirname(os.path.dirname(dmlcpu.__file__))
-    env = dict(os.environ, DMLCPU_FORCE_ISA=isa, PYTHONPATH=os.pathsep.join(
+    env = dict(os.environ, DMLCPU_FORCE_ISA=forced, PYTHONPATH=os.pathsep.join(
         p for p in (here, package, os.environ.get("PYTHONPATH")) if p))
     result = subprocess.run([sys.executable, "-c", "import test_dask_carry as t; t.guarded_run()"],
                             capture_output=True, text=True, env=env, timeout=600)
