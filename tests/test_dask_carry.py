@@ -243,3 +243,18 @@ def test_carried_scans_stay_inside_their_buffers(forced):
     assert result.returncode == 0, (result.returncode, result.stdout[-2000:],
                                     result.stderr[-2000:])
     assert int(result.stdout.split("carried calls:")[1]) == 11 * 4 * 2 * 4 * 2
+
+
+def test_strides_beyond_64_bits_are_refused_without_a_read():
+    hostile = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=(2, 2),
+                                              strides=(2**62, 4))
+    out = np.full((2, 2), 7, np.float32)
+    carry = np.zeros((1, 2), np.float32)
+    with pytest.raises((OverflowError, ValueError)):
+        _core._scan_carried(hostile, out, None, carry, 1, SUM, 0, False, False)
+    hostile_carry = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), shape=(2, 1),
+                                                    strides=(2**62, 4))
+    with pytest.raises((OverflowError, ValueError)):
+        _core._scan_carried(np.ones((2, 2), np.float32), out, hostile_carry, None, 1, SUM, 1,
+                            False, False)
+    assert (out == 7).all()

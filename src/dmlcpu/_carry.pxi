@@ -21,28 +21,29 @@ cdef int _carry_operand(obj, Py_buffer *buffer, dmlcpu_view *view, bint writable
     return 0
 
 
-cdef bint _carry_views_meet(const dmlcpu_view *a, const dmlcpu_view *b, Py_ssize_t a_size,
-                            Py_ssize_t b_size) noexcept:
-    """Whether the byte ranges two non-empty views span intersect (a conservative test)."""
+cdef object _carry_span(const dmlcpu_view *view, Py_ssize_t itemsize):
+    """(lowest byte, one past the highest) a view's elements span, in Python ints (no overflow
+    whatever the strides), or None for an empty view."""
     cdef int i
-    cdef intptr_t a_lo = <intptr_t>a.data, a_hi, b_lo = <intptr_t>b.data, b_hi
-    a_hi = a_lo + a_size
-    b_hi = b_lo + b_size
-    for i in range(a.ndim):
-        if a.sizes[i] == 0:
-            return False
-        if a.strides[i] < 0:
-            a_lo += a.strides[i] * (a.sizes[i] - 1)
+    low = high = <intptr_t>view.data
+    for i in range(view.ndim):
+        if view.sizes[i] == 0:
+            return None
+        reach = <object>view.strides[i] * (<object>view.sizes[i] - 1)
+        if reach < 0:
+            low += reach
         else:
-            a_hi += a.strides[i] * (a.sizes[i] - 1)
-    for i in range(b.ndim):
-        if b.sizes[i] == 0:
-            return False
-        if b.strides[i] < 0:
-            b_lo += b.strides[i] * (b.sizes[i] - 1)
-        else:
-            b_hi += b.strides[i] * (b.sizes[i] - 1)
-    return a_lo < b_hi and b_lo < a_hi
+            high += reach
+    return low, high + itemsize
+
+
+cdef bint _carry_views_meet(const dmlcpu_view *a, const dmlcpu_view *b, Py_ssize_t a_size,
+                            Py_ssize_t b_size) except -1:
+    """Whether the byte ranges two views span intersect (a conservative test)."""
+    a_span = _carry_span(a, a_size)
+    b_span = _carry_span(b, b_size)
+    return a_span is not None and b_span is not None and (
+        a_span[0] < b_span[1] and b_span[0] < a_span[1])
 
 
 cdef bint _carry_same_view(const dmlcpu_view *a, const dmlcpu_view *b) noexcept:
