@@ -108,7 +108,8 @@ static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
     const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
-    const int64_t *dst_strides = p->op[DMLCPU_DST].strides, *src_strides = p->op[DMLCPU_SRC].strides;
+    const int64_t *dst_strides = p->op[DMLCPU_DST].strides;
+    const int64_t *src_strides = p->op[DMLCPU_SRC].strides;
     int w = dmlcpu_width_index(elsize);
     int32_t inner = p->ndim - 1;
     copy_plan c = {0};
@@ -164,7 +165,8 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
         c.split_panel = 1;
         c.panel_split = c.kind == PANEL_RUN ? c.run : c.rows;
         c.split_align = c.kind != PANEL_RUN ? TRANSPOSE_BLOCK_ROWS : (c.unit == 1 ? 64 : 16);
-        threads = dmlcpu_threads_for(total_bytes, (c.panel_split + c.split_align - 1) / c.split_align);
+        int64_t pieces = (c.panel_split + c.split_align - 1) / c.split_align;
+        threads = dmlcpu_threads_for(total_bytes, pieces);
     }
     dmlcpu_parallel(copy_chunk, &c, threads);
 }

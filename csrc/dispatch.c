@@ -227,6 +227,7 @@ int dmlcpu_kernel_slot_isa(int slot) {
         return t->copy_isa.run[slot / DMLCPU_RUN_LAYOUT_COUNT][slot % DMLCPU_RUN_LAYOUT_COUNT];
     if (slot == COPY_RUN_SLOTS) return t->copy_isa.stream;
     if (slot == COPY_RUN_SLOTS + 1) return t->copy_isa.stream_rows;
-    if (slot >= COPY_SLOTS && slot < COPY_SLOTS + SCAN_SLOTS) return scan_slot_isa(t, slot - COPY_SLOTS);
+    if (slot >= COPY_SLOTS && slot < COPY_SLOTS + SCAN_SLOTS)
+        return scan_slot_isa(t, slot - COPY_SLOTS);
     return -1;
 }

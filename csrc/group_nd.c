@@ -73,7 +73,7 @@ static void copy_block(const group_plan *g, char *dst, const char *src, size_t n
     if (g->stream != NULL && n >= STREAM_MIN_BLOCK_BYTES) {
         /* whole aligned lines stream; the edge lines, shared with the neighbouring blocks, do
          * not. The kernel's own tail after its unrolled loop is a whole number of lines. */
-        size_t head = (size_t)((LINE_BYTES - (uintptr_t)dst % LINE_BYTES) % LINE_BYTES);
+        size_t head = dmlcpu_bytes_to_aligned(dst, LINE_BYTES);
         size_t body = (n - head) & ~(size_t)(LINE_BYTES - 1);
         memcpy(dst, src, head);
         g->stream(dst + head, 1, src + head, 1, body);
@@ -181,8 +181,9 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     if (dmlcpu_mul_overflows(block_bytes, g->outer_count, &total_bytes)) total_bytes = INT64_MAX;
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
+    int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
     if (total_bytes >= DMLCPU_STREAM_MIN_BYTES &&
-        (block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n || total_bytes >= STREAM_SHORT_MIN_BYTES))
+        (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES))
         g->stream = dmlcpu_dispatch_table()->copy.stream;
     dmlcpu_parallel(group_chunk, g, dmlcpu_threads_for(total_bytes, g->outer_count));
     return 1;

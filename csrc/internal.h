@@ -130,6 +130,11 @@ typedef enum dmlcpu_run_layout {
     DMLCPU_RUN_LAYOUT_COUNT = 5
 } dmlcpu_run_layout;
 
+/* Bytes from p up to the next address that is a multiple of align (0 if p is one). */
+static inline size_t dmlcpu_bytes_to_aligned(const void *p, size_t align) {
+    return (size_t)((align - (uintptr_t)p % align) % align);
+}
+
 /* Index of a copy element width (1, 2, 4 or 8 bytes: 0 .. 3), -1 for any other. */
 static inline int dmlcpu_width_index(size_t elsize) {
     switch (elsize) {

@@ -32,10 +32,10 @@ static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
 }
 
 /*
- * The scans of one call: `positions` odometer positions of the outer dims of `rest` (all but its
- * innermost) times `across` scans at each (rest's innermost dim, which the kernel walks). Flat
- * index f = position * across + column names one scan. Operands: dst, src, then the carries
- * given (carry_in, carry_out: one accumulator per scan, walked over the same dims).
+ * The scans of one call: `positions` odometer positions of the outer dims (every normalized dim
+ * but the axis and the innermost) times `across` scans at each (the innermost other dim, which
+ * the kernel walks). Flat index f = position * across + column names one scan. Operands: dst,
+ * src, then the carries given (carry_in, carry_out: one accumulator per scan, same dims).
  */
 typedef struct scan_plan {
     dmlcpu_scan_fn kernel;
@@ -129,7 +129,8 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     /* The axis, walked forwards from the first element in walk order. */
     scan_plan c = {0};
     int64_t axis_len = all.sizes[axis];
-    int64_t dst_axis = all.op[DMLCPU_DST].strides[axis], src_axis = all.op[DMLCPU_SRC].strides[axis];
+    int64_t dst_axis = all.op[DMLCPU_DST].strides[axis];
+    int64_t src_axis = all.op[DMLCPU_SRC].strides[axis];
     c.op[DMLCPU_DST].data = all.op[DMLCPU_DST].data;
     c.op[DMLCPU_SRC].data = all.op[DMLCPU_SRC].data;
     if (reverse) {
@@ -174,6 +175,7 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
     if (total_bytes >= DMLCPU_STREAM_MIN_BYTES) c.flags |= DMLCPU_SCAN_STREAM;
-    dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, (scans + c.align - 1) / c.align));
+    int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
+    dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, groups));
     return DMLCPU_OK;
 }

@@ -52,7 +52,8 @@ int dmlcpu_get_num_threads(void) {
 int dmlcpu_threads_for(int64_t bytes, int64_t units) {
     if (bytes < DMLCPU_PARALLEL_MIN_BYTES) return 1;
     int64_t threads = dmlcpu_get_num_threads();
-    if (bytes / DMLCPU_PARALLEL_CHUNK_BYTES < threads) threads = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
+    int64_t by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
+    if (by_size < threads) threads = by_size;
     if (units < threads) threads = units;
     return threads < 1 ? 1 : (int)threads;
 }

@@ -112,7 +112,7 @@ def test_scalar_kernels_match_the_reference_on_the_same_shapes():
                                  (np.dtype(dtype).name, op, axis, reverse, exclusive))
 
 
-# Columns an outer kernel carries at once (DMLCPU_SCAN_BLOCK in kernels/scan_impl.h).
+# Columns an outer kernel carries at once (DMLCPU_SCAN_BLOCK in kernels/scan_portable.h).
 BLOCK = 4096
 
 

@@ -10,12 +10,13 @@
 #define DMLCPU_GATHER_MAX_STRIDE_X32 4
 #define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #define DMLCPU_ISA avx512
-#include "copy_impl.h"
+#define DMLCPU_COPY_TEMPLATE "copy_vector.h"
+#include "copy_widths.h"
+#include "copy_stream.h"
 
 const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
     .run =
         {
-            /* x8: the portable fill is memset, which the vector fill did not beat */
             [1] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x16_copy_gc_vec),
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
             [2] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x32_copy_gc_vec),

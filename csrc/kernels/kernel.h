@@ -1,8 +1,8 @@
 /*
  * Naming for kernels compiled once per ISA: the including unit defines DMLCPU_ISA (a suffix such
  * as scalar or avx2), and DMLCPU_KERNEL(dmlcpu_x32_copy_gc) names that unit's instance,
- * dmlcpu_x32_copy_gc__avx2. DMLCPU_GLUE(a, b) is a_b after expanding both, DMLCPU_STR(x) the
- * expansion of x as a string.
+ * dmlcpu_x32_copy_gc__avx2. DMLCPU_GLUE(a, b) is a_b and DMLCPU_PASTE(a, b) ab after expanding
+ * both, DMLCPU_STR(x) the expansion of x as a string.
  */
 #ifndef DMLCPU_KERNEL_H
 #define DMLCPU_KERNEL_H
@@ -13,13 +13,24 @@
 
 #define DMLCPU_GLUE_(a, b) a##_##b
 #define DMLCPU_GLUE(a, b) DMLCPU_GLUE_(a, b)
+#define DMLCPU_PASTE_(a, b) a##b
+#define DMLCPU_PASTE(a, b) DMLCPU_PASTE_(a, b)
 #define DMLCPU_STR_(x) #x
 #define DMLCPU_STR(x) DMLCPU_STR_(x)
 
 #if defined(_MSC_VER) && !defined(__clang__)
 #define DMLCPU_ALWAYS_INLINE __forceinline
+#define DMLCPU_FALLBACK_KERNEL static
 #else
 #define DMLCPU_ALWAYS_INLINE inline __attribute__((always_inline))
+#define DMLCPU_FALLBACK_KERNEL static __attribute__((unused))
 #endif
+
+/* DMLCPU_FALLBACK_KERNEL: a template kernel that other kernels of the unit also call as their
+ * fallback is a plain static function, so the compiler inlines it into them only where its own
+ * heuristics say so (as `static inline` it was inlined everywhere, growing the SIMD line kernels
+ * by a third and changing code whose speed was measured). Like a static inline one it is emitted
+ * only where a table or a kernel refers to it: `unused` only says a unit may instantiate it
+ * without doing so (MSVC does not warn about that at /W3). */
 
 #endif /* DMLCPU_KERNEL_H */

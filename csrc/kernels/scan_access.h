@@ -42,9 +42,8 @@ static inline const dmlcpu_scan_carry *dmlcpu_scan_carry_from(const dmlcpu_scan_
  * aligned to block_bytes. */
 static inline size_t dmlcpu_scan_stream_head(const char *out, int forward, size_t es,
                                              size_t block_bytes) {
-    uintptr_t at = (uintptr_t)out;
-    return (size_t)(forward ? (block_bytes - at % block_bytes) % block_bytes
-                            : (at + es) % block_bytes) / es;
+    return (forward ? dmlcpu_bytes_to_aligned(out, block_bytes)
+                    : (size_t)(((uintptr_t)out + es) % block_bytes)) / es;
 }
 
 /* The lowest address of the block of w elements from walk index k0 on, as a byte offset from

@@ -57,11 +57,10 @@ static inline void SCAN_OP_FN(row_exclusive)(char *out, ptrdiff_t ds, const char
 }
 
 /* The axis is not innermost: sweep the rows, one accumulator per column, in blocks. */
-static inline void SCAN_KERNEL(outer)(char *dst, ptrdiff_t dst_axis_stride,
-                                      ptrdiff_t dst_across_stride, const char *src,
-                                      ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
-                                      size_t axis_len, size_t across, int flags,
-                                      const dmlcpu_scan_carry *carry) {
+DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(outer)(
+    char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,
+    ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len, size_t across,
+    int flags, const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     int fresh = dmlcpu_scan_fresh(carry);
     enum { BLOCK = DMLCPU_SCAN_BLOCK };
@@ -87,11 +86,10 @@ static inline void SCAN_KERNEL(outer)(char *dst, ptrdiff_t dst_axis_stride,
 
 /* The axis is innermost: lines four at a time, four independent recurrences interleaved so a
  * float add's latency is not paid once per element; then the rest one by one. */
-static inline void SCAN_KERNEL(line)(char *dst, ptrdiff_t dst_axis_stride,
-                                     ptrdiff_t dst_across_stride, const char *src,
-                                     ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
-                                     size_t axis_len, size_t across, int flags,
-                                     const dmlcpu_scan_carry *carry) {
+DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(line)(
+    char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,
+    ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len, size_t across,
+    int flags, const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     int fresh = dmlcpu_scan_fresh(carry);
     size_t line = 0;

@@ -1,6 +1,6 @@
 /*
- * Thin AVX2 wrappers for kernel bodies written once (kernels/..._impl.h). Include only from a
- * translation unit compiled with AVX2 flags; everything here is static inline so no AVX2 code
+ * Thin AVX2 wrappers for the kernel templates (kernels/copy_vector.h, copy_stream.h). Include
+ * only from a translation unit compiled with AVX2 flags; everything here is static inline so no AVX2 code
  * can be shared with baseline units through the linker.
  */
 #ifndef DMLCPU_SIMD_AVX2_H

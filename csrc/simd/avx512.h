@@ -1,6 +1,7 @@
 /*
- * Thin AVX-512 (F+BW+VL) wrappers for kernel bodies written once (kernels/..._impl.h). Include
- * only from a translation unit compiled with AVX-512 flags; everything here is static inline.
+ * Thin AVX-512 (F+BW+VL) wrappers for the kernel templates (kernels/copy_vector.h,
+ * copy_stream.h). Include only from a translation unit compiled with AVX-512 flags; everything
+ * here is static inline.
  */
 #ifndef DMLCPU_SIMD_AVX512_H
 #define DMLCPU_SIMD_AVX512_H

@@ -1,8 +1,9 @@
 /*
- * AVX-512 lane primitives for the SIMD scan templates (kernels/scan_line_simd.h, scan_outer_simd.h),
- * per kernel type: dmlcpu_sv_<type>_* for line kernels (32- or 64-bit lanes, narrow integers
- * and FLOAT16 widened), dmlcpu_ov_<type>_* for outer kernels (lanes of the element's own width).
- * Include only from a translation unit compiled with avx512 flags, after simd/avx512.h.
+ * AVX-512 lane primitives for the SIMD scan templates (kernels/scan_line_simd.h and
+ * scan_outer_simd.h), per kernel type: dmlcpu_sv_<type>_* for line kernels (32- or 64-bit
+ * lanes, narrow integers and FLOAT16 widened), dmlcpu_ov_<type>_* for outer kernels (lanes of
+ * the element's own width). Include only from a translation unit compiled with avx512 flags,
+ * after simd/avx512.h.
  */
 #ifndef DMLCPU_SIMD_AVX512_SCAN_H
 #define DMLCPU_SIMD_AVX512_SCAN_H
