@@ -69,6 +69,10 @@ dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const 
  */
 void dmlcpu_pair_normalize(dmlcpu_pair *pair);
 
+/* The same over `count` operands (at least 2), ops[0] the destination and ops[1] the source:
+ * every operand follows the destination's flips and order. Returns the dims left (at least 1). */
+int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count);
+
 /*
  * Drops dims of size 1 and merges each dim into its outer neighbour when every one of the count
  * operands steps evenly across the two (outer stride = inner stride * inner size). Keeps the
@@ -163,10 +167,25 @@ dmlcpu_run_layout dmlcpu_run_layout_of(ptrdiff_t dst_stride, ptrdiff_t src_strid
  */
 #define DMLCPU_SCAN_EXCLUSIVE 1
 #define DMLCPU_SCAN_STREAM 2
+
+/*
+ * A scan cut into pieces along its axis carries its running total from one piece to the next,
+ * one accumulator (float for FLOAT16, else the element type) per scan: `in` holds where each
+ * scan starts (NULL: the identity; an exclusive scan then writes it first, where it would write
+ * the identity), `out` receives each scan's total after its last element (NULL: not wanted).
+ * *_across step from one scan's accumulator to the next, in bytes. Kernels take NULL for a
+ * whole scan.
+ */
+typedef struct dmlcpu_scan_carry {
+    const char *in;
+    char *out;
+    ptrdiff_t in_across, out_across;
+} dmlcpu_scan_carry;
+
 typedef void (*dmlcpu_scan_fn)(char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride,
                                const char *src, ptrdiff_t src_axis_stride,
                                ptrdiff_t src_across_stride, size_t axis_len, size_t across,
-                               int flags);
+                               int flags, const dmlcpu_scan_carry *carry);
 
 /* Kernel element types: signed integers share the unsigned kernels (wrapping is the same bits). */
 typedef enum dmlcpu_scan_type {

@@ -66,46 +66,52 @@ dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 void dmlcpu_pair_normalize(dmlcpu_pair *pair) {
-    dmlcpu_operand *dst = &pair->op[DMLCPU_DST], *src = &pair->op[DMLCPU_SRC];
+    pair->ndim = dmlcpu_normalize(pair->ndim, pair->sizes, pair->op, 2);
+}
+
+int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count) {
     int32_t n = 0;
-    /* Drop size-1 dims; flip negative destination strides so the walk runs forwards in dst. */
-    for (int32_t i = 0; i < pair->ndim; i++) {
-        int64_t size = pair->sizes[i], ds = dst->strides[i], ss = src->strides[i];
+    /* Drop size-1 dims; flip negative destination strides so the walk runs forwards in ops[0]. */
+    for (int32_t i = 0; i < ndim; i++) {
+        int64_t size = sizes[i];
         if (size == 1) continue;
-        if (ds < 0) {
-            dst->data += ds * (size - 1);
-            src->data += ss * (size - 1);
-            ds = -ds;
-            ss = -ss;
+        int flip = ops[0].strides[i] < 0;
+        for (size_t k = 0; k < count; k++) {
+            int64_t stride = ops[k].strides[i];
+            if (flip) {
+                ops[k].data += stride * (size - 1);
+                stride = -stride;
+            }
+            ops[k].strides[n] = stride;
         }
-        pair->sizes[n] = size;
-        dst->strides[n] = ds;
-        src->strides[n] = ss;
+        sizes[n] = size;
         n++;
     }
     /* Insertion sort, outermost (largest destination stride) first; ties by source stride. */
     for (int32_t i = 1; i < n; i++) {
-        int64_t size = pair->sizes[i], ds = dst->strides[i], ss = src->strides[i];
         int32_t j = i;
         while (j > 0) {
-            int64_t pds = dst->strides[j - 1], pss = src->strides[j - 1];
-            if (pds > ds || (pds == ds && abs64(pss) >= abs64(ss))) break;
-            pair->sizes[j] = pair->sizes[j - 1];
-            dst->strides[j] = pds;
-            src->strides[j] = pss;
+            int64_t pds = ops[0].strides[j - 1], ds = ops[0].strides[j];
+            if (pds > ds || (pds == ds && abs64(ops[1].strides[j - 1]) >= abs64(ops[1].strides[j])))
+                break;
+            int64_t size = sizes[j];
+            sizes[j] = sizes[j - 1];
+            sizes[j - 1] = size;
+            for (size_t k = 0; k < count; k++) {
+                int64_t stride = ops[k].strides[j];
+                ops[k].strides[j] = ops[k].strides[j - 1];
+                ops[k].strides[j - 1] = stride;
+            }
             j--;
         }
-        pair->sizes[j] = size;
-        dst->strides[j] = ds;
-        src->strides[j] = ss;
     }
-    pair->ndim = dmlcpu_merge_dims(n, pair->sizes, pair->op, 2);
-    if (pair->ndim == 0) {
-        pair->ndim = 1;
-        pair->sizes[0] = 1;
-        dst->strides[0] = 0;
-        src->strides[0] = 0;
+    n = dmlcpu_merge_dims(n, sizes, ops, count);
+    if (n == 0) {
+        n = 1;
+        sizes[0] = 1;
+        for (size_t k = 0; k < count; k++) ops[k].strides[0] = 0;
     }
+    return n;
 }
 
 int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count) {

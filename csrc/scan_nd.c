@@ -32,13 +32,18 @@ static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
 }
 
 /*
- * The scans of one call: `positions` odometer positions of the outer dims of `rest` (all but its
- * innermost) times `across` scans at each (rest's innermost dim, which the kernel walks). Flat
- * index f = position * across + column names one scan.
+ * The scans of one call: `positions` odometer positions of the outer dims (every normalized dim
+ * but the axis and the innermost) times `across` scans at each (the innermost other dim, which
+ * the kernel walks). Flat index f = position * across + column names one scan. Operands: dst,
+ * src, then the carries given (carry_in, carry_out: one accumulator per scan, same dims).
  */
 typedef struct scan_plan {
     dmlcpu_scan_fn kernel;
-    const dmlcpu_pair *rest;
+    int32_t ndim;
+    int64_t sizes[DMLCPU_MAX_DIMS];
+    dmlcpu_operand op[4];
+    size_t count;
+    int carry_in, carry_out; /* operand slots, or -1 */
     ptrdiff_t dst_axis, src_axis;
     size_t axis_len;
     int flags;
@@ -48,20 +53,29 @@ typedef struct scan_plan {
 
 /* Scans [begin, end) in flat order, one kernel call per position (or part of one). */
 static void scan_range(const scan_plan *c, int64_t begin, int64_t end) {
-    const dmlcpu_pair *p = c->rest;
-    int32_t inner = p->ndim - 1;
-    ptrdiff_t dst_across = (ptrdiff_t)p->op[DMLCPU_DST].strides[inner];
-    ptrdiff_t src_across = (ptrdiff_t)p->op[DMLCPU_SRC].strides[inner];
-    char *at[2];
-    dmlcpu_walk w = {inner, p->sizes, 2, p->op, at, {0}};
+    int32_t inner = c->ndim - 1;
+    ptrdiff_t across[4];
+    for (size_t k = 0; k < c->count; k++) across[k] = (ptrdiff_t)c->op[k].strides[inner];
+    char *at[4];
+    dmlcpu_walk w = {inner, c->sizes, c->count, c->op, at, {0}};
     dmlcpu_walk_seek(&w, begin / c->across);
     int64_t col = begin % c->across;
+    dmlcpu_scan_carry carry = {NULL, NULL, 0, 0};
+    const dmlcpu_scan_carry *carried = c->count > 2 ? &carry : NULL;
     for (int64_t f = begin; f < end; col = 0) {
         if (f > begin) dmlcpu_walk_step(&w);
         int64_t n = c->across - col < end - f ? c->across - col : end - f;
-        c->kernel(at[DMLCPU_DST] + col * dst_across, c->dst_axis, dst_across,
-                  at[DMLCPU_SRC] + col * src_across, c->src_axis, src_across, c->axis_len,
-                  (size_t)n, c->flags);
+        if (c->carry_in >= 0) {
+            carry.in = at[c->carry_in] + col * across[c->carry_in];
+            carry.in_across = across[c->carry_in];
+        }
+        if (c->carry_out >= 0) {
+            carry.out = at[c->carry_out] + col * across[c->carry_out];
+            carry.out_across = across[c->carry_out];
+        }
+        c->kernel(at[DMLCPU_DST] + col * across[DMLCPU_DST], c->dst_axis, across[DMLCPU_DST],
+                  at[DMLCPU_SRC] + col * across[DMLCPU_SRC], c->src_axis, across[DMLCPU_SRC],
+                  c->axis_len, (size_t)n, c->flags, carried);
         f += n;
     }
 }
@@ -74,58 +88,87 @@ static void scan_chunk(void *ctx, int chunk, int chunks) {
     if (lo < hi) scan_range(c, lo, hi);
 }
 
+/* A carry view: dst's dims with the axis cut to 1, elements of acc_size bytes. */
+static dmlcpu_status check_carry(const dmlcpu_view *carry, const dmlcpu_pair *all, int32_t axis,
+                                 size_t acc_size) {
+    int64_t count;
+    dmlcpu_status status = dmlcpu_view_check(carry, acc_size, &count);
+    if (status != DMLCPU_OK) return status;
+    if (carry->ndim != all->ndim) return DMLCPU_E_INVALID;
+    for (int32_t i = 0; i < all->ndim; i++)
+        if (carry->sizes[i] != (i == axis ? 1 : all->sizes[i])) return DMLCPU_E_INVALID;
+    return DMLCPU_OK;
+}
+
 dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu_dtype dtype,
                           int32_t axis, dmlcpu_scan_op op, int32_t reverse, int32_t exclusive) {
+    return dmlcpu_scan_carried(dst, src, dtype, axis, op, reverse, exclusive, NULL, NULL);
+}
+
+dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src,
+                                  dmlcpu_dtype dtype, int32_t axis, dmlcpu_scan_op op,
+                                  int32_t reverse, int32_t exclusive,
+                                  const dmlcpu_view *carry_in, const dmlcpu_view *carry_out) {
     dmlcpu_scan_type type;
     if (!scan_type_of(dtype, &type)) return DMLCPU_E_INVALID;
     if (op != DMLCPU_SCAN_SUM && op != DMLCPU_SCAN_PROD) return DMLCPU_E_INVALID;
     size_t elsize = dmlcpu_dtype_size(dtype);
+    size_t acc_size = type == DMLCPU_SCAN_F16 ? sizeof(float) : elsize;
     dmlcpu_pair all;
     int empty;
     dmlcpu_status status = dmlcpu_pair_init(&all, dst, src, elsize, &empty);
     if (status != DMLCPU_OK) return status;
     if (axis < 0 || axis >= all.ndim) return DMLCPU_E_INVALID;
+    const dmlcpu_view *carries[2] = {carry_in, carry_out};
+    for (int k = 0; k < 2; k++) {
+        if (carries[k] == NULL) continue;
+        if ((status = check_carry(carries[k], &all, axis, acc_size)) != DMLCPU_OK) return status;
+    }
     if (empty) return DMLCPU_OK;
 
     /* The axis, walked forwards from the first element in walk order. */
+    scan_plan c = {0};
     int64_t axis_len = all.sizes[axis];
     int64_t dst_axis = all.op[DMLCPU_DST].strides[axis];
     int64_t src_axis = all.op[DMLCPU_SRC].strides[axis];
-    dmlcpu_pair rest = {0};
-    rest.op[DMLCPU_DST].data = all.op[DMLCPU_DST].data;
-    rest.op[DMLCPU_SRC].data = all.op[DMLCPU_SRC].data;
+    c.op[DMLCPU_DST].data = all.op[DMLCPU_DST].data;
+    c.op[DMLCPU_SRC].data = all.op[DMLCPU_SRC].data;
     if (reverse) {
-        rest.op[DMLCPU_DST].data += dst_axis * (axis_len - 1);
-        rest.op[DMLCPU_SRC].data += src_axis * (axis_len - 1);
+        c.op[DMLCPU_DST].data += dst_axis * (axis_len - 1);
+        c.op[DMLCPU_SRC].data += src_axis * (axis_len - 1);
         dst_axis = -dst_axis;
         src_axis = -src_axis;
     }
+    c.count = 2;
+    c.carry_in = c.carry_out = -1;
+    if (carry_in != NULL) c.op[c.carry_in = (int)c.count++].data = carry_in->data;
+    if (carry_out != NULL) c.op[c.carry_out = (int)c.count++].data = carry_out->data;
     /* The other dims, normalized as a copy would be (leaves at least one, maybe of size 1). */
     for (int32_t i = 0; i < all.ndim; i++) {
         if (i == axis) continue;
-        rest.sizes[rest.ndim] = all.sizes[i];
-        for (int k = 0; k < 2; k++) rest.op[k].strides[rest.ndim] = all.op[k].strides[i];
-        rest.ndim++;
+        c.sizes[c.ndim] = all.sizes[i];
+        for (int k = 0; k < 2; k++) c.op[k].strides[c.ndim] = all.op[k].strides[i];
+        if (carry_in != NULL) c.op[c.carry_in].strides[c.ndim] = carry_in->strides[i];
+        if (carry_out != NULL) c.op[c.carry_out].strides[c.ndim] = carry_out->strides[i];
+        c.ndim++;
     }
-    dmlcpu_pair_normalize(&rest);
+    c.ndim = dmlcpu_normalize(c.ndim, c.sizes, c.op, c.count);
 
     /* Outer when the innermost other dim steps less than the axis in the destination (or the
      * axis has one element: then every scan is a single row, best done across). */
-    int64_t inner_size = rest.sizes[rest.ndim - 1];
-    int64_t inner_stride = rest.op[DMLCPU_DST].strides[rest.ndim - 1]; /* >= 0, normalized */
+    int64_t inner_size = c.sizes[c.ndim - 1];
+    int64_t inner_stride = c.op[DMLCPU_DST].strides[c.ndim - 1]; /* >= 0, normalized */
     int64_t axis_step = dst_axis < 0 ? -dst_axis : dst_axis;
     int outer = inner_size > 1 && (axis_len == 1 || inner_stride < axis_step);
     const dmlcpu_scan_kernels *kernels = &dmlcpu_dispatch_table()->scan[type][op];
-    scan_plan c = {0};
     c.kernel = outer ? kernels->outer : kernels->line;
-    c.rest = &rest;
     c.dst_axis = (ptrdiff_t)dst_axis;
     c.src_axis = (ptrdiff_t)src_axis;
     c.axis_len = (size_t)axis_len;
     c.flags = exclusive ? DMLCPU_SCAN_EXCLUSIVE : 0;
-    c.across = rest.sizes[rest.ndim - 1];
+    c.across = inner_size;
     c.positions = 1;
-    for (int32_t d = 0; d + 1 < rest.ndim; d++) c.positions *= rest.sizes[d];
+    for (int32_t d = 0; d + 1 < c.ndim; d++) c.positions *= c.sizes[d];
     /* outer: whole cache lines of columns per chunk; line: whole groups of 16 lines */
     c.align = outer ? (int64_t)(64 / elsize) : 16;
 

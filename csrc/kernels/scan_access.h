@@ -21,6 +21,22 @@
 #define DMLCPU_SCAN_TEMPLATE "scan_element.h"
 #include "scan_types.h"
 
+/* Whether scans start fresh, from the identity (an exclusive scan then writes SCAN_FIRST first),
+ * rather than from a carry (then it writes the carry first). */
+static inline int dmlcpu_scan_fresh(const dmlcpu_scan_carry *carry) {
+    return carry == NULL || carry->in == NULL;
+}
+
+/* The carry of the scans from the j-th on, in *at (NULL without a carry). */
+static inline const dmlcpu_scan_carry *dmlcpu_scan_carry_from(const dmlcpu_scan_carry *carry,
+                                                              size_t j, dmlcpu_scan_carry *at) {
+    if (carry == NULL) return NULL;
+    *at = *carry;
+    if (at->in != NULL) at->in += (ptrdiff_t)j * at->in_across;
+    if (at->out != NULL) at->out += (ptrdiff_t)j * at->out_across;
+    return at;
+}
+
 /* A line walked from out, forwards or backwards, with non-temporal stores of blocks of
  * block_bytes: the elements it takes one by one before the first block whose lowest address is
  * aligned to block_bytes. */

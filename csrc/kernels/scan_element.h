@@ -33,6 +33,19 @@ static inline void SCAN_STORE(char *p, SCAN_ACC a) {
     memcpy(p, &a, sizeof a);
 #endif
 }
+
+/* Scan j's starting total from a carry (`start`, the identity, without one), and its total
+ * after its last element into the carry: accumulators, never rounded to the element type. */
+static inline SCAN_ACC SCAN_CARRY_IN(const dmlcpu_scan_carry *carry, size_t j, SCAN_ACC start) {
+    if (carry != NULL && carry->in != NULL)
+        memcpy(&start, carry->in + (ptrdiff_t)j * carry->in_across, sizeof start);
+    return start;
+}
+
+static inline void SCAN_CARRY_OUT(const dmlcpu_scan_carry *carry, size_t j, SCAN_ACC total) {
+    if (carry != NULL && carry->out != NULL)
+        memcpy(carry->out + (ptrdiff_t)j * carry->out_across, &total, sizeof total);
+}
 #endif
 
 static inline SCAN_ACC SCAN_COMBINE(SCAN_ACC a, SCAN_ACC b) {

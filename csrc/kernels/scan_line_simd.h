@@ -24,7 +24,8 @@
 static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
                                         ptrdiff_t dst_across_stride, const char *src,
                                         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
-                                        size_t axis_len, size_t across, int flags) {
+                                        size_t axis_len, size_t across, int flags,
+                                        const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     enum { W = SCAN_SV_W };
     typedef SCAN_SV_VEC V;
@@ -32,11 +33,13 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
     int backward = src_axis_stride == -(ptrdiff_t)SCAN_ES && dst_axis_stride == -(ptrdiff_t)SCAN_ES;
     if (axis_len < W || !(forward || backward)) {
         SCAN_KERNEL(line)(dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,
-                          src_across_stride, axis_len, across, flags);
+                          src_across_stride, axis_len, across, flags, carry);
         return;
     }
     const V identity = SCAN_SV(fill)(SCAN_IDENTITY);
     const V first = SCAN_SV(fill)(SCAN_FIRST);
+    int fresh = dmlcpu_scan_fresh(carry);
+    dmlcpu_scan_carry rest_carry;
     /* Non-temporal stores (large outputs, where the unit has them for the type) need every
      * line's blocks aligned to a block's bytes: the first `head` elements in walk order
      * are then scalar steps, so the blocks after them start on aligned addresses. */
@@ -55,24 +58,24 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
             SCAN_KERNEL(line)(
                 dst + (ptrdiff_t)l0 * dst_across_stride, dst_axis_stride, dst_across_stride,
                 src + (ptrdiff_t)l0 * src_across_stride, src_axis_stride, src_across_stride,
-                axis_len, nl, flags);
+                axis_len, nl, flags, dmlcpu_scan_carry_from(carry, l0, &rest_carry));
             break;
         }
         char *out0 = dst + (ptrdiff_t)l0 * dst_across_stride;
         const char *in0 = src + (ptrdiff_t)l0 * src_across_stride;
         V acc = identity;
-        if (head) {
+        if (head || !fresh) { /* scalar steps up to head, from each line's start */
             SCAN_ACC lanes[W];
             for (size_t j = 0; j < W; j++) lanes[j] = SCAN_IDENTITY;
             for (size_t j = 0; j < nl; j++) {
                 char *out = out0 + (ptrdiff_t)j * dst_across_stride;
                 const char *in = in0 + (ptrdiff_t)j * src_across_stride;
-                SCAN_ACC a = SCAN_IDENTITY;
+                SCAN_ACC a = SCAN_CARRY_IN(carry, l0 + j, SCAN_IDENTITY);
                 for (size_t k = 0; k < head; k++) {
                     SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
                     if (exclusive)
                         SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride,
-                                                   k == 0 ? (SCAN_ACC)(SCAN_FIRST) : a);
+                                   k == 0 && fresh ? (SCAN_ACC)(SCAN_FIRST) : a);
                     a = SCAN_COMBINE(a, x);
                     if (!exclusive)
                         SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
@@ -96,7 +99,7 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
                     r[i] = acc;
                     acc = SCAN_SV(SCAN_OP)(acc, x);
                 }
-                if (k0 == 0) r[0] = first;
+                if (k0 == 0 && fresh) r[0] = first;
             } else if (!exclusive) {
                 for (size_t i = W; i-- > 0;) r[i] = acc = SCAN_SV(SCAN_OP)(acc, r[i]);
             } else {
@@ -105,7 +108,7 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
                     r[i] = acc;
                     acc = SCAN_SV(SCAN_OP)(acc, x);
                 }
-                if (k0 == 0) r[W - 1] = first;
+                if (k0 == 0 && fresh) r[W - 1] = first;
             }
             SCAN_SV(transpose)(r);
             if (nt)
@@ -115,7 +118,7 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
                 for (size_t j = 0; j < nl; j++)
                     SCAN_SV(store)(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]);
         }
-        if (full == axis_len) continue;
+        if (full == axis_len && (carry == NULL || carry->out == NULL)) continue;
         SCAN_ACC lanes[W];
         SCAN_SV(lanes)(acc, lanes);
         for (size_t j = 0; j < nl; j++) {
@@ -132,6 +135,7 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
                     SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
                 }
             }
+            SCAN_CARRY_OUT(carry, l0 + j, a);
         }
     }
     if (nt) dmlcpu_ov_fence();
@@ -150,7 +154,8 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
 static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride,
                                           ptrdiff_t dst_across_stride, const char *src,
                                           ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
-                                          size_t axis_len, size_t across, int flags) {
+                                          size_t axis_len, size_t across, int flags,
+                                          const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     enum { W = SCAN_SV_W, SB = W * SCAN_ES };
     typedef SCAN_SV_VEC V;
@@ -158,7 +163,7 @@ static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride
     int backward = src_axis_stride == -(ptrdiff_t)SCAN_ES && dst_axis_stride == -(ptrdiff_t)SCAN_ES;
     if (2 * across >= W || axis_len < W || !(forward || backward)) {
         SCAN_KERNEL(line_simd)(dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,
-                               src_across_stride, axis_len, across, flags);
+                               src_across_stride, axis_len, across, flags, carry);
         return;
     }
     int stream = (flags & DMLCPU_SCAN_STREAM) != 0;
@@ -174,31 +179,31 @@ static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride
             if (head + W > axis_len) nt = 0, head = 0;
         }
         size_t full = head + (axis_len - head) / W * W;
-        SCAN_ACC a = 0;
+        SCAN_ACC a = SCAN_CARRY_IN(carry, line, 0);
         for (size_t k = 0; k < head; k++) {
             SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
             if (exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
             a = SCAN_COMBINE(a, x);
             if (!exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
         }
-        V carry = SCAN_SV(fill)(a);
+        V total = SCAN_SV(fill)(a);
         for (size_t k0 = head; k0 < full; k0 += W) {
             ptrdiff_t off = dmlcpu_scan_block_offset(k0, W, SCAN_ES, forward);
             V x = SCAN_SV(load)(in + off);
             V r;
             if (forward) {
-                r = SCAN_SV(cumsum)(SCAN_SV(prefix_fwd)(x), carry);
-                carry = SCAN_SV(bcast_hi)(r);
+                r = SCAN_SV(cumsum)(SCAN_SV(prefix_fwd)(x), total);
+                total = SCAN_SV(bcast_hi)(r);
             } else {
-                r = SCAN_SV(cumsum)(SCAN_SV(prefix_bwd)(x), carry);
-                carry = SCAN_SV(bcast_lo)(r);
+                r = SCAN_SV(cumsum)(SCAN_SV(prefix_bwd)(x), total);
+                total = SCAN_SV(bcast_lo)(r);
             }
             if (exclusive) r = SCAN_SV(sub)(r, x);
             if (nt) SCAN_SV(stream_line)(out + off, r);
             else SCAN_SV(store)(out + off, r);
         }
         SCAN_ACC lanes[W];
-        SCAN_SV(lanes)(carry, lanes);
+        SCAN_SV(lanes)(total, lanes);
         a = lanes[0];
         for (size_t k = full; k < axis_len; k++) {
             SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
@@ -206,6 +211,7 @@ static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride
             a = SCAN_COMBINE(a, x);
             if (!exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
         }
+        SCAN_CARRY_OUT(carry, line, a);
     }
     if (stream) dmlcpu_ov_fence();
 }

@@ -1,6 +1,6 @@
 /*
  * Names used inside the scan templates (scan_types.h describes the parameters):
- *   SCAN_FN(x)      dmlcpu_<type>_x            (element access, scan_access.h)
+ *   SCAN_FN(x)      dmlcpu_<type>_x            (element access and carries, scan_access.h)
  *   SCAN_COMBINE    dmlcpu_<type>_<op>         (the scalar operation)
  *   SCAN_OP_FN(x)   dmlcpu_<type>_<op>_x       (a helper of this type and operation)
  *   SCAN_KERNEL(x)  dmlcpu_<type>_<op>_x__<isa> (a kernel of this unit's ISA)
@@ -20,6 +20,8 @@
 #define SCAN_KERNEL(x) DMLCPU_KERNEL(SCAN_OP_FN(x))
 #define SCAN_LOAD SCAN_FN(scan_load)
 #define SCAN_STORE SCAN_FN(scan_store)
+#define SCAN_CARRY_IN SCAN_FN(carry_in)
+#define SCAN_CARRY_OUT SCAN_FN(carry_out)
 #define SCAN_SV_VEC DMLCPU_GLUE(dmlcpu_sv, SCAN_TYPE)
 #define SCAN_SV(x) DMLCPU_GLUE(SCAN_SV_VEC, x)
 #define SCAN_SV_W DMLCPU_GLUE(DMLCPU_SV_W, SCAN_TYPE)

@@ -16,24 +16,26 @@
 static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
                                          ptrdiff_t dst_across_stride, const char *src,
                                          ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
-                                         size_t axis_len, size_t across, int flags) {
+                                         size_t axis_len, size_t across, int flags,
+                                         const dmlcpu_scan_carry *carry) {
     enum { W = SCAN_OV_W, VB = W * SCAN_ES, BLOCK = DMLCPU_SCAN_BLOCK };
     typedef SCAN_OV_VEC V;
     if (dst_across_stride != (ptrdiff_t)SCAN_ES || src_across_stride != (ptrdiff_t)SCAN_ES ||
         across < W) {
         SCAN_KERNEL(outer)(dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,
-                          src_across_stride, axis_len, across, flags);
+                          src_across_stride, axis_len, across, flags, carry);
         return;
     }
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     int stream = (flags & DMLCPU_SCAN_STREAM) != 0;
+    int fresh = dmlcpu_scan_fresh(carry);
     SCAN_ACC acc[BLOCK];
     const V first = SCAN_OV(fill)(SCAN_FIRST);
     for (size_t j0 = 0; j0 < across; j0 += BLOCK) {
         size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;
         char *out = dst + (ptrdiff_t)(j0 * SCAN_ES);
         const char *in = src + (ptrdiff_t)(j0 * SCAN_ES);
-        for (size_t j = 0; j < n; j++) acc[j] = SCAN_IDENTITY;
+        for (size_t j = 0; j < n; j++) acc[j] = SCAN_CARRY_IN(carry, j0 + j, SCAN_IDENTITY);
         for (size_t k = 0; k < axis_len; k++) {
             char *o = out + (ptrdiff_t)k * dst_axis_stride;
             const char *s = in + (ptrdiff_t)k * src_axis_stride;
@@ -49,7 +51,7 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
                         V a = SCAN_OV(acc_load)(acc + j);
                         V next = SCAN_OV(SCAN_OP)(a, x);
                         SCAN_OV(acc_store)(acc + j, next);
-                        V w = !exclusive ? next : k == 0 ? first : a;
+                        V w = !exclusive ? next : k == 0 && fresh ? first : a;
                         if (streams) SCAN_OV(stream)(o + j * SCAN_ES, w);
                         else SCAN_OV(store)(o + j * SCAN_ES, w);
                     }
@@ -57,11 +59,13 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
                 }
                 if (j >= n) break;
                 SCAN_ACC x = SCAN_LOAD(s + j * SCAN_ES);
-                if (exclusive) SCAN_STORE(o + j * SCAN_ES, k == 0 ? SCAN_FIRST : acc[j]);
+                if (exclusive)
+                    SCAN_STORE(o + j * SCAN_ES, k == 0 && fresh ? SCAN_FIRST : acc[j]);
                 acc[j] = SCAN_COMBINE(acc[j], x);
                 if (!exclusive) SCAN_STORE(o + j * SCAN_ES, acc[j]);
             }
         }
+        for (size_t j = 0; j < n; j++) SCAN_CARRY_OUT(carry, j0 + j, acc[j]);
     }
     if (stream) dmlcpu_ov_fence();
 }

@@ -60,25 +60,27 @@ static inline void SCAN_OP_FN(row_exclusive)(char *out, ptrdiff_t ds, const char
 DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(outer)(
     char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,
     ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len, size_t across,
-    int flags) {
+    int flags, const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
+    int fresh = dmlcpu_scan_fresh(carry);
     enum { BLOCK = DMLCPU_SCAN_BLOCK };
     SCAN_ACC acc[BLOCK];
     for (size_t j0 = 0; j0 < across; j0 += BLOCK) {
         size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;
         char *out = dst + (ptrdiff_t)j0 * dst_across_stride;
         const char *in = src + (ptrdiff_t)j0 * src_across_stride;
-        for (size_t j = 0; j < n; j++) acc[j] = SCAN_IDENTITY;
+        for (size_t j = 0; j < n; j++) acc[j] = SCAN_CARRY_IN(carry, j0 + j, SCAN_IDENTITY);
         for (size_t k = 0; k < axis_len; k++) {
             char *out_row = out + (ptrdiff_t)k * dst_axis_stride;
             const char *in_row = in + (ptrdiff_t)k * src_axis_stride;
             if (exclusive)
                 SCAN_OP_FN(row_exclusive)(out_row, dst_across_stride, in_row, src_across_stride,
-                                          acc, n, k == 0);
+                                          acc, n, k == 0 && fresh);
             else
                 SCAN_OP_FN(row_inclusive)(out_row, dst_across_stride, in_row, src_across_stride,
                                           acc, n);
         }
+        for (size_t j = 0; j < n; j++) SCAN_CARRY_OUT(carry, j0 + j, acc[j]);
     }
 }
 
@@ -87,8 +89,9 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(outer)(
 DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(line)(
     char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,
     ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len, size_t across,
-    int flags) {
+    int flags, const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
+    int fresh = dmlcpu_scan_fresh(carry);
     size_t line = 0;
     for (; line + 4 <= across; line += 4) {
         char *o0 = dst + (ptrdiff_t)line * dst_across_stride, *o1 = o0 + dst_across_stride;
@@ -96,16 +99,19 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(line)(
         const char *i0 = src + (ptrdiff_t)line * src_across_stride;
         const char *i1 = i0 + src_across_stride, *i2 = i1 + src_across_stride;
         const char *i3 = i2 + src_across_stride;
-        SCAN_ACC a0 = SCAN_IDENTITY, a1 = SCAN_IDENTITY, a2 = SCAN_IDENTITY, a3 = SCAN_IDENTITY;
+        SCAN_ACC a0 = SCAN_CARRY_IN(carry, line, SCAN_IDENTITY);
+        SCAN_ACC a1 = SCAN_CARRY_IN(carry, line + 1, SCAN_IDENTITY);
+        SCAN_ACC a2 = SCAN_CARRY_IN(carry, line + 2, SCAN_IDENTITY);
+        SCAN_ACC a3 = SCAN_CARRY_IN(carry, line + 3, SCAN_IDENTITY);
         for (size_t k = 0; k < axis_len; k++) {
             ptrdiff_t s = (ptrdiff_t)k * src_axis_stride, d = (ptrdiff_t)k * dst_axis_stride;
             SCAN_ACC x0 = SCAN_LOAD(i0 + s), x1 = SCAN_LOAD(i1 + s);
             SCAN_ACC x2 = SCAN_LOAD(i2 + s), x3 = SCAN_LOAD(i3 + s);
             if (exclusive) {
-                SCAN_STORE(o0 + d, k == 0 ? SCAN_FIRST : a0);
-                SCAN_STORE(o1 + d, k == 0 ? SCAN_FIRST : a1);
-                SCAN_STORE(o2 + d, k == 0 ? SCAN_FIRST : a2);
-                SCAN_STORE(o3 + d, k == 0 ? SCAN_FIRST : a3);
+                SCAN_STORE(o0 + d, k == 0 && fresh ? SCAN_FIRST : a0);
+                SCAN_STORE(o1 + d, k == 0 && fresh ? SCAN_FIRST : a1);
+                SCAN_STORE(o2 + d, k == 0 && fresh ? SCAN_FIRST : a2);
+                SCAN_STORE(o3 + d, k == 0 && fresh ? SCAN_FIRST : a3);
             }
             a0 = SCAN_COMBINE(a0, x0);
             a1 = SCAN_COMBINE(a1, x1);
@@ -118,15 +124,20 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(line)(
                 SCAN_STORE(o3 + d, a3);
             }
         }
+        SCAN_CARRY_OUT(carry, line, a0);
+        SCAN_CARRY_OUT(carry, line + 1, a1);
+        SCAN_CARRY_OUT(carry, line + 2, a2);
+        SCAN_CARRY_OUT(carry, line + 3, a3);
     }
     for (; line < across; line++) {
         char *out = dst + (ptrdiff_t)line * dst_across_stride;
         const char *in = src + (ptrdiff_t)line * src_across_stride;
-        SCAN_ACC acc = SCAN_IDENTITY;
+        SCAN_ACC acc = SCAN_CARRY_IN(carry, line, SCAN_IDENTITY);
         if (exclusive) {
             for (size_t k = 0; k < axis_len; k++) {
                 SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
-                SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, k == 0 ? SCAN_FIRST : acc);
+                SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride,
+                           k == 0 && fresh ? SCAN_FIRST : acc);
                 acc = SCAN_COMBINE(acc, x);
             }
         } else {
@@ -135,5 +146,6 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(line)(
                 SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, acc);
             }
         }
+        SCAN_CARRY_OUT(carry, line, acc);
     }
 }

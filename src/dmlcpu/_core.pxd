@@ -32,6 +32,10 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize)
     dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu_dtype dtype,
                               int32_t axis, dmlcpu_scan_op op, int32_t reverse, int32_t exclusive)
+    dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src,
+                                      dmlcpu_dtype dtype, int32_t axis, dmlcpu_scan_op op,
+                                      int32_t reverse, int32_t exclusive,
+                                      const dmlcpu_view *carry_in, const dmlcpu_view *carry_out)
 
     # runtime configuration: ISA dispatch and threads
     ctypedef enum dmlcpu_isa:

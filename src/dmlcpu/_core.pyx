@@ -398,3 +398,5 @@ include "_binding.pxi"
 include "_eager.pxi"
 # Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"
+# One piece of a long scan with its running total carried in and out (dmlcpu.dask).
+include "_carry.pxi"

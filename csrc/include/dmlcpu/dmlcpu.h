@@ -96,6 +96,22 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
                           int32_t axis, dmlcpu_scan_op op, int32_t reverse, int32_t exclusive);
 
 /*
+ * dmlcpu_scan for one piece of a longer scan cut along its axis (dmlcpu.dask's blocks): each
+ * scan starts from the running total the walk reached before this piece, and hands on its total
+ * after it. carry_in and carry_out are views of dst's sizes with sizes[axis] = 1, one
+ * accumulator per scan: float for FLOAT16, the data type itself otherwise. carry_in NULL starts
+ * from the identity (then this is dmlcpu_scan); otherwise an exclusive scan writes carry_in
+ * first, where it would write the identity. carry_out (or NULL) receives each scan's total after
+ * its last element in walk order, exclusive scans included; it is not written when dst is empty.
+ * The bits are those of one sequential walk over all the pieces, whatever the kernel or thread
+ * count. carry_out must not overlap dst, src or itself; carry_in may be its identical view.
+ */
+dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src,
+                                  dmlcpu_dtype dtype, int32_t axis, dmlcpu_scan_op op,
+                                  int32_t reverse, int32_t exclusive,
+                                  const dmlcpu_view *carry_in, const dmlcpu_view *carry_out);
+
+/*
  * Runtime configuration: CPU features, ISA dispatch and threads.
  *
  * dmlcpu_init detects the CPU once and fills the kernel table; every entry point calls it, so

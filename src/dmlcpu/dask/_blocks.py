@@ -1,0 +1,87 @@
+"""What dask workers run: one dmlcpu call per output block, plus the carries between scan blocks.
+
+A scan along a chunked axis is the sequential scan cut into blocks: block j starts from the
+running total the walk reached at the end of block j - 1 (its *carry*), held in the accumulator
+type (FLOAT32 for FLOAT16, the data type itself otherwise), never rounded to the output type. A
+carry is an array shaped like its block with the axis cut to length 1: one total per line.
+"""
+import multiprocessing
+import os
+
+import numpy as np
+
+from .. import _ops
+from .._core import _scan_carried, set_num_threads
+from .._types import DATA_TYPE_OF_NUMPY
+
+SUM = "CUMULATIVE_SUMMATION"
+_OPERATIONS = {SUM: 0, "CUMULATIVE_PRODUCT": 1}  # the C core's dmlcpu_scan_op
+
+_pool_checked = False
+
+
+def limit_pool_in_dask_processes():
+    """Once per process: one dmlcpu thread in a worker process dask started, unless set.
+
+    dask already runs one task per core in each worker process (and tells OpenMP and BLAS the
+    same through ``OMP_NUM_THREADS=1``), so a pool per process on top would oversubscribe the
+    cores. ``DMLCPU_NUM_THREADS`` in the worker's environment (for example through
+    ``distributed.nanny.pre-spawn-environ``) wins; the process that builds graphs (the
+    synchronous and threaded schedulers) is left alone: its pool already runs one job at a time.
+    """
+    global _pool_checked
+    if _pool_checked:
+        return
+    _pool_checked = True
+    if "DMLCPU_NUM_THREADS" not in os.environ and multiprocessing.parent_process() is not None:
+        set_num_threads(1)
+
+
+def accumulator_dtype(dtype):
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def scan_block(block, carry, op, axis, reverse, exclusive):
+    """(this block's output, its carry out): dmlcpu's scan of ``block`` starting from ``carry``.
+
+    ``carry`` None starts from the operator's identity, as the first block of a walk does.
+    """
+    limit_pool_in_dask_processes()
+    out = np.empty(block.shape, block.dtype)
+    if block.shape[axis] == 0:
+        return out, carry
+    shape = list(block.shape)
+    shape[axis] = 1
+    carry_out = np.empty(shape, accumulator_dtype(block.dtype))
+    _scan_carried(block, out, carry, carry_out, int(DATA_TYPE_OF_NUMPY[block.dtype]),
+                  _OPERATIONS[op], axis, reverse, exclusive)
+    return out, carry_out
+
+
+def block_total(block, op, axis):
+    """An integer block's total along ``axis`` (wrap-around: any order gives the same bits)."""
+    limit_pool_in_dask_processes()
+    reduce = np.add.reduce if op == SUM else np.multiply.reduce
+    return reduce(block, axis=axis, dtype=block.dtype, keepdims=True)
+
+
+def combine(carry, total, op):
+    """The integer carry after a block: ``carry op total`` wrapping, or ``total`` at the start."""
+    if carry is None:
+        return total
+    step = np.add if op == SUM else np.multiply
+    return step(carry, total, dtype=total.dtype)
+
+
+def tile_block(block, repeats):
+    """One TILE output block: the input block repeated."""
+    limit_pool_in_dask_processes()
+    return _ops.tile(block, repeats=list(repeats))
+
+
+def first(pair):
+    return pair[0]
+
+
+def second(pair):
+    return pair[1]
