@@ -6,19 +6,33 @@
  * (dmlcpu_force_isa, for tests) swaps the pointer: a call already running keeps the table it
  * loaded, and the tables themselves never change after init.
  */
-#if !defined(_WIN32)
-#define _POSIX_C_SOURCE 200809L /* pthread_once under -std=c11 */
-#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dispatch.h"
 
-/* setup.py defines DMLCPU_WITH_X86_KERNELS when it compiles the AVX units for this target. */
-#if defined(DMLCPU_WITH_X86_KERNELS) && (defined(__x86_64__) || defined(_M_X64))
-#define DMLCPU_HAVE_X86_KERNELS 1
+/* setup.py defines DMLCPU_BUILD_<ISA> when it builds that ISA's units for this target. */
+#if (defined(DMLCPU_BUILD_AVX2) || defined(DMLCPU_BUILD_AVX512)) && \
+    !(defined(__x86_64__) || defined(_M_X64))
+#error "x86 kernels are built only for a compiler that targets x86-64"
 #endif
+
+typedef const dmlcpu_scan_kernels scan_table[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
+
+/* The partial tables of each ISA whose units are built: one line per ISA. */
+static const struct isa_tables {
+    const dmlcpu_copy_kernels *copy;
+    scan_table *scan;
+} isa_tables[DMLCPU_ISA_COUNT] = {
+    [DMLCPU_ISA_SCALAR] = {&dmlcpu_copy_kernels__scalar, &dmlcpu_scan_kernels__scalar},
+#if defined(DMLCPU_BUILD_AVX2)
+    [DMLCPU_ISA_AVX2] = {&dmlcpu_copy_kernels__avx2, &dmlcpu_scan_kernels__avx2},
+#endif
+#if defined(DMLCPU_BUILD_AVX512)
+    [DMLCPU_ISA_AVX512] = {&dmlcpu_copy_kernels__avx512, &dmlcpu_scan_kernels__avx512},
+#endif
+};
 
 static const char *const isa_names[DMLCPU_ISA_COUNT] = {"scalar", "avx2", "avx512", "neon"};
 
@@ -29,20 +43,8 @@ static char config_note[160];
 static dmlcpu_dispatch tables[DMLCPU_ISA_COUNT]; /* tables[i]: capped at ISA i (if usable) */
 static _Atomic(const dmlcpu_dispatch *) active;
 
-static const dmlcpu_copy_kernels *copy_kernels_of(int isa) {
-    switch (isa) {
-    case DMLCPU_ISA_SCALAR: return &dmlcpu_copy_kernels__scalar;
-#if defined(DMLCPU_HAVE_X86_KERNELS)
-    case DMLCPU_ISA_AVX2: return &dmlcpu_copy_kernels__avx2;
-    case DMLCPU_ISA_AVX512: return &dmlcpu_copy_kernels__avx512;
-#endif
-    }
-    return NULL;
-}
-
 static void overlay_copy(dmlcpu_dispatch *t, int isa) {
-    const dmlcpu_copy_kernels *k = copy_kernels_of(isa);
-    if (k == NULL) return;
+    const dmlcpu_copy_kernels *k = isa_tables[isa].copy;
     for (int w = 0; w < DMLCPU_COPY_WIDTHS; w++)
         for (int l = 0; l < DMLCPU_RUN_LAYOUT_COUNT; l++)
             if (k->run[w][l] != NULL) {
@@ -60,22 +62,8 @@ static void overlay_copy(dmlcpu_dispatch *t, int isa) {
 }
 
 /* ---- scan section */
-typedef const dmlcpu_scan_kernels scan_table[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
-
-static scan_table *scan_kernels_of(int isa) {
-    switch (isa) {
-    case DMLCPU_ISA_SCALAR: return &dmlcpu_scan_kernels__scalar;
-#if defined(DMLCPU_HAVE_X86_KERNELS)
-    case DMLCPU_ISA_AVX2: return &dmlcpu_scan_kernels__avx2;
-    case DMLCPU_ISA_AVX512: return &dmlcpu_scan_kernels__avx512;
-#endif
-    }
-    return NULL;
-}
-
 static void overlay_scan(dmlcpu_dispatch *t, int isa) {
-    scan_table *k = scan_kernels_of(isa);
-    if (k == NULL) return;
+    scan_table *k = isa_tables[isa].scan;
     for (int ty = 0; ty < DMLCPU_SCAN_TYPE_COUNT; ty++)
         for (int op = 0; op < DMLCPU_SCAN_OP_COUNT; op++) {
             if ((*k)[ty][op].outer != NULL) {
@@ -118,7 +106,7 @@ static void note(const char *what, const char *value) {
     config_note[used] = '\0';
 }
 
-static void init_once(void) {
+void dmlcpu_dispatch_init(void) {
     cpu_features = dmlcpu_detect_cpu_features();
     uint32_t compiled = dmlcpu_compiled_isas();
     for (int isa = 0; isa < DMLCPU_ISA_COUNT; isa++) {
@@ -148,23 +136,7 @@ static void init_once(void) {
         else note("DMLCPU_FORCE_ISA is not usable here, ignored: ", force);
     }
     atomic_store(&active, &tables[chosen]);
-    dmlcpu_threads_init();
 }
-
-#if defined(_WIN32)
-#include <windows.h>
-static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
-static BOOL CALLBACK init_once_win(PINIT_ONCE o, PVOID p, PVOID *c) {
-    (void)o, (void)p, (void)c;
-    init_once();
-    return TRUE;
-}
-void dmlcpu_init(void) { InitOnceExecuteOnce(&once, init_once_win, NULL, NULL); }
-#else
-#include <pthread.h>
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-void dmlcpu_init(void) { pthread_once(&once, init_once); }
-#endif
 
 const dmlcpu_dispatch *dmlcpu_dispatch_table(void) {
     const dmlcpu_dispatch *t = atomic_load_explicit(&active, memory_order_acquire);
@@ -185,10 +157,9 @@ const char *dmlcpu_isa_name(int isa) {
 }
 
 uint32_t dmlcpu_compiled_isas(void) {
-    uint32_t m = 1u << DMLCPU_ISA_SCALAR;
-#if defined(DMLCPU_HAVE_X86_KERNELS)
-    m |= (1u << DMLCPU_ISA_AVX2) | (1u << DMLCPU_ISA_AVX512);
-#endif
+    uint32_t m = 0;
+    for (int isa = 0; isa < DMLCPU_ISA_COUNT; isa++)
+        if (isa_tables[isa].copy != NULL) m |= 1u << isa;
     return m;
 }
 

@@ -4,8 +4,9 @@
  * Each ISA translation unit exports a partial table of its own type: the slots it fills are the
  * ones where it measured faster than the narrower ISA (benchmarks/NOTES.md); NULL slots fall back.
  * dispatch.c starts from the scalar table, then overlays each usable wider ISA in order.
- * A new family (the scan engine's) adds a section struct here, a member to dmlcpu_dispatch and
- * a few lines to dispatch.c's overlay and slot listing.
+ * A new ISA registers its tables with one line in dispatch.c (isa_tables). A new family adds a
+ * section struct here, a member to dmlcpu_dispatch and a few lines to dispatch.c's overlay and
+ * slot listing.
  */
 #ifndef DMLCPU_DISPATCH_H
 #define DMLCPU_DISPATCH_H
@@ -74,12 +75,5 @@ static inline void dmlcpu_store_fence(void) {}
 /* cpu.c */
 uint32_t dmlcpu_detect_cpu_features(void);
 uint32_t dmlcpu_isa_requirements(int isa);
-
-/* threads.c: runs task(ctx, i, n) for every i in [0, n); n <= dmlcpu_get_num_threads(). Uses
- * the pool when it is free, else runs every chunk on the calling thread; either way all chunks
- * are done on return. */
-typedef void (*dmlcpu_task_fn)(void *ctx, int chunk, int chunks);
-void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks);
-void dmlcpu_threads_init(void);
 
 #endif /* DMLCPU_DISPATCH_H */

@@ -9,7 +9,8 @@
  *   denormal. NaNs keep their sign and the top 10 payload bits, with the quiet bit set (what
  *   IEEE conversion of a NaN produces, and what F16C's vcvtps2ph does).
  *
- * Everything here is static inline so each ISA translation unit gets its own copy (DESIGN.md).
+ * Everything here is static inline so each ISA translation unit gets its own copy
+ * (docs/architecture.md).
  */
 #ifndef DMLCPU_F16_H
 #define DMLCPU_F16_H

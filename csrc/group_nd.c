@@ -15,7 +15,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+
 #include "dispatch.h"
+#include "walk.h"
 
 #define LINE_BYTES 64
 /*
@@ -52,16 +54,14 @@
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
 
-typedef struct group_part {
-    char *dst;               /* the block at outer index 0 (its lowest destination byte) */
-    const char *src;
-    int64_t dst_strides[DMLCPU_MAX_DIMS]; /* over the group's (merged) outer dims */
-    int64_t src_strides[DMLCPU_MAX_DIMS];
-    size_t bytes;            /* contiguous in both operands */
-} group_part;
-
+/*
+ * The one-pass plan. Each part k is two operands over the group's (merged) outer dims,
+ * ops[2k] its destination block and ops[2k + 1] its source block at outer index 0 (the block's
+ * lowest destination byte), and bytes[k], the block's length, contiguous in both.
+ */
 typedef struct group_plan {
-    const group_part *parts;
+    dmlcpu_operand *ops;
+    size_t *bytes;
     size_t count;
     int32_t outer;
     int64_t sizes[DMLCPU_MAX_DIMS];
@@ -69,15 +69,11 @@ typedef struct group_plan {
     dmlcpu_copy_run_fn stream; /* non-temporal contiguous kernel, or NULL: ordinary stores */
 } group_plan;
 
-static int width_ok(size_t elsize) {
-    return elsize == 1 || elsize == 2 || elsize == 4 || elsize == 8;
-}
-
 static void copy_block(const group_plan *g, char *dst, const char *src, size_t n) {
     if (g->stream != NULL && n >= STREAM_MIN_BLOCK_BYTES) {
         /* whole aligned lines stream; the edge lines, shared with the neighbouring blocks, do
          * not. The kernel's own tail after its unrolled loop is a whole number of lines. */
-        size_t head = (size_t)(-(uintptr_t)dst) & (LINE_BYTES - 1);
+        size_t head = (size_t)((LINE_BYTES - (uintptr_t)dst % LINE_BYTES) % LINE_BYTES);
         size_t body = (n - head) & ~(size_t)(LINE_BYTES - 1);
         memcpy(dst, src, head);
         g->stream(dst + head, 1, src + head, 1, body);
@@ -89,107 +85,67 @@ static void copy_block(const group_plan *g, char *dst, const char *src, size_t n
 
 /* Outer flat indices [begin, end): every part's block at each, in part order. */
 static void group_range(const group_plan *g, int64_t begin, int64_t end) {
-    int64_t index[DMLCPU_MAX_DIMS] = {0};
-    int64_t rest = begin;
-    for (int32_t d = g->outer - 1; d >= 0; d--) {
-        index[d] = rest % g->sizes[d];
-        rest /= g->sizes[d];
-    }
+    dmlcpu_walk w = {g->outer, g->sizes, 0, NULL, NULL, {0}};
+    dmlcpu_walk_seek(&w, begin);
     for (int64_t i = begin; i < end; i++) {
+        if (i > begin) dmlcpu_walk_step(&w);
         for (size_t k = 0; k < g->count; k++) {
-            const group_part *p = &g->parts[k];
-            int64_t dst_off = 0, src_off = 0; /* bounded by the checked views' extents */
-            for (int32_t d = 0; d < g->outer; d++) {
-                dst_off += index[d] * p->dst_strides[d];
-                src_off += index[d] * p->src_strides[d];
-            }
-            copy_block(g, p->dst + dst_off, p->src + src_off, p->bytes);
-        }
-        for (int32_t d = g->outer - 1; d >= 0; d--) {
-            if (++index[d] < g->sizes[d]) break;
-            index[d] = 0;
+            const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
+            /* offsets bounded by the checked views' extents */
+            copy_block(g, dst->data + dmlcpu_walk_offset(&w, dst->strides),
+                       src->data + dmlcpu_walk_offset(&w, src->strides), g->bytes[k]);
         }
     }
-}
-
-/* Start of chunk i of n: an even share of [0, total) (no overflow). */
-static int64_t share_start(int64_t total, int i, int n) {
-    int64_t q = total / n, r = total % n;
-    return i * q + (i < r ? i : r);
 }
 
 static void group_chunk(void *ctx, int chunk, int chunks) {
     const group_plan *g = ctx;
-    group_range(g, share_start(g->outer_count, chunk, chunks),
-                share_start(g->outer_count, chunk + 1, chunks));
+    int64_t lo, hi;
+    dmlcpu_share(g->outer_count, 1, chunk, chunks, &lo, &hi);
+    group_range(g, lo, hi);
     if (g->stream != NULL) dmlcpu_store_fence(); /* before this thread reports the chunk done */
 }
 
 /*
- * Fills part from pair i when its inner block (dims outer_ndim on) is one run contiguous in both
- * operands; returns 0 otherwise.
+ * Fills part k of g from a pair of views when its inner block (dims outer_ndim on) is one run
+ * contiguous in both operands; returns 0 otherwise.
  */
-static int part_of(group_part *part, const dmlcpu_view *dst, const dmlcpu_view *src,
+static int part_of(group_plan *g, size_t k, const dmlcpu_view *dst, const dmlcpu_view *src,
                    int32_t outer_ndim, size_t elsize) {
     dmlcpu_pair inner;
     inner.ndim = dst->ndim - outer_ndim;
     for (int32_t d = 0; d < inner.ndim; d++) {
         inner.sizes[d] = dst->sizes[outer_ndim + d];
-        inner.dst_strides[d] = dst->strides[outer_ndim + d];
-        inner.src_strides[d] = src->strides[outer_ndim + d];
+        inner.op[DMLCPU_DST].strides[d] = dst->strides[outer_ndim + d];
+        inner.op[DMLCPU_SRC].strides[d] = src->strides[outer_ndim + d];
     }
-    inner.dst = dst->data;
-    inner.src = src->data;
+    inner.op[DMLCPU_DST].data = dst->data;
+    inner.op[DMLCPU_SRC].data = src->data;
     dmlcpu_pair_normalize(&inner); /* one dim left at least; a flipped run starts lower */
     if (inner.ndim != 1) return 0;
-    if (inner.sizes[0] > 1 && (inner.dst_strides[0] != (int64_t)elsize ||
-                               inner.src_strides[0] != (int64_t)elsize))
+    if (inner.sizes[0] > 1 && (inner.op[DMLCPU_DST].strides[0] != (int64_t)elsize ||
+                               inner.op[DMLCPU_SRC].strides[0] != (int64_t)elsize))
         return 0;
-    part->dst = inner.dst;
-    part->src = inner.src;
-    part->bytes = (size_t)inner.sizes[0] * elsize;
+    dmlcpu_operand *part = &g->ops[2 * k];
+    part[0].data = inner.op[DMLCPU_DST].data;
+    part[1].data = inner.op[DMLCPU_SRC].data;
+    g->bytes[k] = (size_t)inner.sizes[0] * elsize;
     for (int32_t d = 0; d < outer_ndim; d++) {
-        part->dst_strides[d] = dst->strides[d];
-        part->src_strides[d] = src->strides[d];
+        part[0].strides[d] = dst->strides[d];
+        part[1].strides[d] = src->strides[d];
     }
     return 1;
 }
 
 /* 1 if at every outer index each part's destination block starts where the previous one's ends. */
-static int back_to_back(const group_part *parts, size_t count, int32_t outer_ndim) {
+static int back_to_back(const group_plan *g, size_t count, int32_t outer_ndim) {
     for (size_t k = 1; k < count; k++) {
-        if (parts[k - 1].dst + parts[k - 1].bytes != parts[k].dst) return 0;
+        const dmlcpu_operand *prev = &g->ops[2 * (k - 1)], *dst = &g->ops[2 * k];
+        if (prev->data + g->bytes[k - 1] != dst->data) return 0;
         for (int32_t d = 0; d < outer_ndim; d++)
-            if (parts[k].dst_strides[d] != parts[0].dst_strides[d]) return 0;
+            if (dst->strides[d] != g->ops[0].strides[d]) return 0;
     }
     return 1;
-}
-
-/* Drops outer dims of size 1 and merges neighbours every part steps evenly across. */
-static void merge_outer(group_plan *g, group_part *parts, size_t count) {
-    int32_t n = 0;
-    for (int32_t d = 0; d < g->outer; d++) {
-        if (g->sizes[d] == 1) continue;
-        int merges = n > 0;
-        for (size_t k = 0; k < count && merges; k++)
-            merges = parts[k].dst_strides[n - 1] == parts[k].dst_strides[d] * g->sizes[d] &&
-                     parts[k].src_strides[n - 1] == parts[k].src_strides[d] * g->sizes[d];
-        if (merges) {
-            g->sizes[n - 1] *= g->sizes[d];
-            for (size_t k = 0; k < count; k++) {
-                parts[k].dst_strides[n - 1] = parts[k].dst_strides[d];
-                parts[k].src_strides[n - 1] = parts[k].src_strides[d];
-            }
-        } else {
-            g->sizes[n] = g->sizes[d];
-            for (size_t k = 0; k < count; k++) {
-                parts[k].dst_strides[n] = parts[k].dst_strides[d];
-                parts[k].src_strides[n] = parts[k].src_strides[d];
-            }
-            n++;
-        }
-    }
-    g->outer = n;
 }
 
 /* Part by part, as dmlcpu_copy would (the views are already checked). */
@@ -205,9 +161,36 @@ static void copy_parts(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t 
     }
 }
 
+/* Plans and runs the one pass over checked parts; returns 0, having written nothing, when the
+ * parts are better copied one by one. */
+static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *srcs,
+                    size_t count, size_t nonempty, int32_t outer_ndim, size_t elsize) {
+    int64_t block_bytes = 0, total_bytes; /* per outer index; everything written */
+    size_t n = 0;
+    for (size_t k = 0; k < count; k++) {
+        int64_t part_count;
+        (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* checked by the caller */
+        if (part_count == 0) continue;
+        if (!part_of(g, n, &dsts[k], &srcs[k], outer_ndim, elsize)) return 0;
+        block_bytes += (int64_t)g->bytes[n++]; /* <= the sum of checked views */
+    }
+    if (block_bytes < GROUP_MIN_SCATTERED_BLOCK_BYTES * (int64_t)nonempty &&
+        !(block_bytes >= GROUP_MIN_BLOCK_ELEMENTS * (int64_t)(elsize * nonempty) &&
+          back_to_back(g, n, outer_ndim)))
+        return 0;
+    if (dmlcpu_mul_overflows(block_bytes, g->outer_count, &total_bytes)) total_bytes = INT64_MAX;
+    g->count = n;
+    g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
+    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES &&
+        (block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n || total_bytes >= STREAM_SHORT_MIN_BYTES))
+        g->stream = dmlcpu_dispatch_table()->copy.stream;
+    dmlcpu_parallel(group_chunk, g, dmlcpu_threads_for(total_bytes, g->outer_count));
+    return 1;
+}
+
 dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t count,
                                 int32_t outer_ndim, size_t elsize) {
-    if (!width_ok(elsize) || outer_ndim < 0 || outer_ndim > DMLCPU_MAX_DIMS)
+    if (dmlcpu_width_index(elsize) < 0 || outer_ndim < 0 || outer_ndim > DMLCPU_MAX_DIMS)
         return DMLCPU_E_INVALID;
     if (count == 0) return DMLCPU_OK;
     if (dsts == NULL || srcs == NULL) return DMLCPU_E_INVALID;
@@ -227,60 +210,27 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     if (nonempty == 0) return DMLCPU_OK;
 
     group_plan g = {0};
-    g.outer = outer_ndim;
     g.outer_count = 1;
     for (int32_t d = 0; d < outer_ndim; d++) {
         g.sizes[d] = dsts[0].sizes[d];
         g.outer_count *= g.sizes[d]; /* <= a checked view's element count */
     }
-    group_part stack_parts[STACK_PARTS];
-    group_part *parts = stack_parts;
-    if (nonempty < 2 || g.outer_count < 2 ||
-        (nonempty > STACK_PARTS && (parts = malloc(nonempty * sizeof *parts)) == NULL)) {
+    dmlcpu_operand stack_ops[2 * STACK_PARTS];
+    size_t stack_bytes[STACK_PARTS];
+    g.ops = stack_ops;
+    g.bytes = stack_bytes;
+    void *heap = NULL;
+    int planned = nonempty >= 2 && g.outer_count >= 2;
+    if (planned && nonempty > STACK_PARTS) {
+        heap = malloc(nonempty * (2 * sizeof *g.ops + sizeof *g.bytes));
+        planned = heap != NULL;
+        if (planned) {
+            g.ops = heap;
+            g.bytes = (size_t *)(g.ops + 2 * nonempty);
+        }
+    }
+    if (!planned || !one_pass(&g, dsts, srcs, count, nonempty, outer_ndim, elsize))
         copy_parts(dsts, srcs, count, elsize);
-        return DMLCPU_OK;
-    }
-    /* one pass only if every block is contiguous and they are not tiny */
-    int one_pass = 1;
-    int64_t block_bytes = 0, total_bytes = 0; /* per outer index; everything written */
-    size_t n = 0;
-    for (size_t k = 0; k < count && one_pass; k++) {
-        int64_t part_count;
-        (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* checked above */
-        if (part_count == 0) continue;
-        one_pass = part_of(&parts[n], &dsts[k], &srcs[k], outer_ndim, elsize);
-        if (one_pass) block_bytes += (int64_t)parts[n++].bytes; /* <= the sum of checked views */
-    }
-    if (one_pass && block_bytes < GROUP_MIN_SCATTERED_BLOCK_BYTES * (int64_t)nonempty)
-        one_pass = block_bytes >= GROUP_MIN_BLOCK_ELEMENTS * (int64_t)(elsize * nonempty) &&
-                   back_to_back(parts, n, outer_ndim);
-    if (!one_pass) {
-        if (parts != stack_parts) free(parts);
-        copy_parts(dsts, srcs, count, elsize);
-        return DMLCPU_OK;
-    }
-    if (dmlcpu_mul_overflows(block_bytes, g.outer_count, &total_bytes)) total_bytes = INT64_MAX;
-
-    merge_outer(&g, parts, n);
-    g.parts = parts;
-    g.count = n;
-    const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
-    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES &&
-        (block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n || total_bytes >= STREAM_SHORT_MIN_BYTES))
-        g.stream = table->copy.stream;
-
-    int threads = 1;
-    if (total_bytes >= DMLCPU_PARALLEL_MIN_BYTES) {
-        int64_t by_size = total_bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
-        threads = dmlcpu_get_num_threads();
-        if (by_size < threads) threads = (int)by_size;
-        if (g.outer_count < threads) threads = (int)g.outer_count;
-    }
-    if (threads > 1) {
-        dmlcpu_parallel(group_chunk, &g, threads);
-    } else {
-        group_chunk(&g, 0, 1);
-    }
-    if (parts != stack_parts) free(parts);
+    free(heap);
     return DMLCPU_OK;
 }

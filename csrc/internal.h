@@ -6,17 +6,22 @@
 
 #include "dmlcpu/dmlcpu.h"
 
+/* One operand of a walk: the address of its element (0, ..., 0) and its byte strides. */
+typedef struct dmlcpu_operand {
+    char *data;
+    int64_t strides[DMLCPU_MAX_DIMS];
+} dmlcpu_operand;
+
 /*
- * Two operands walked together over common sizes, dims ordered outermost first. After
- * dmlcpu_pair_normalize the innermost dim is the run a kernel copies; the rest is an odometer.
+ * A destination and a source walked together over common sizes, dims ordered outermost first.
+ * After dmlcpu_pair_normalize the innermost dim is the run a kernel copies; the rest is walked
+ * by an odometer (walk.h). The source is only read.
  */
+enum { DMLCPU_DST = 0, DMLCPU_SRC = 1 };
 typedef struct dmlcpu_pair {
     int32_t ndim;
     int64_t sizes[DMLCPU_MAX_DIMS];
-    int64_t dst_strides[DMLCPU_MAX_DIMS];
-    int64_t src_strides[DMLCPU_MAX_DIMS];
-    char *dst;
-    const char *src;
+    dmlcpu_operand op[2]; /* [DMLCPU_DST], [DMLCPU_SRC] */
 } dmlcpu_pair;
 
 /* a * b (a + b) into *out; returns 1, leaving *out alone, on overflow of int64. */
@@ -64,15 +69,46 @@ dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const 
  */
 void dmlcpu_pair_normalize(dmlcpu_pair *pair);
 
+/*
+ * Drops dims of size 1 and merges each dim into its outer neighbour when every one of the count
+ * operands steps evenly across the two (outer stride = inner stride * inner size). Keeps the
+ * order of the dims; returns how many are left (0 when every size was 1).
+ */
+int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count);
+
 /* Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. */
 void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize);
 
-/* Below this many bytes per call one thread does it all: waking the pool costs ~10-20 us ... */
+/*
+ * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call
+ * one thread does it all (waking the pool costs ~10-20 us), and each thread gets at least
+ * DMLCPU_PARALLEL_CHUNK_BYTES. Outputs of at least DMLCPU_STREAM_MIN_BYTES are written with
+ * non-temporal stores where a kernel has them: far larger than the L2, they would only evict
+ * useful lines.
+ */
 #define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
-/* ... and each thread gets at least this much. */
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
-/* Copies writing at least this many bytes stream their stores (benchmarks/NOTES.md). */
 #define DMLCPU_STREAM_MIN_BYTES ((int64_t)4 << 20)
+
+/*
+ * The parallel-for every driver uses (threads.c). A call cuts its work into independent chunks
+ * whose results do not depend on which thread runs them, nor on how many chunks there are.
+ *   dmlcpu_threads_for: how many chunks a call writing `bytes` bytes in `units` independent
+ *     pieces should have (1 below DMLCPU_PARALLEL_MIN_BYTES; never more than the thread count,
+ *     bytes / DMLCPU_PARALLEL_CHUNK_BYTES or units);
+ *   dmlcpu_share: chunk i of n as [*lo, *hi) of [0, total), boundaries on multiples of align
+ *     (the last chunk takes the ragged end), an even share without overflow;
+ *   dmlcpu_parallel: runs task(ctx, i, n) for every i in [0, n), on the pool when it is free,
+ *     else on the calling thread; either way every chunk is done on return.
+ */
+typedef void (*dmlcpu_task_fn)(void *ctx, int chunk, int chunks);
+int dmlcpu_threads_for(int64_t bytes, int64_t units);
+void dmlcpu_share(int64_t total, int64_t align, int chunk, int chunks, int64_t *lo, int64_t *hi);
+void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks);
+
+/* The two halves of dmlcpu_init (init.c, their only caller): the kernel table, the threads. */
+void dmlcpu_dispatch_init(void);
+void dmlcpu_threads_init(void);
 
 /*
  * Copies the innermost run of n elements: dst and src advance by their own byte strides.
@@ -90,10 +126,19 @@ typedef enum dmlcpu_run_layout {
     DMLCPU_RUN_LAYOUT_COUNT = 5
 } dmlcpu_run_layout;
 
+/* Index of a copy element width (1, 2, 4 or 8 bytes: 0 .. 3), -1 for any other. */
+static inline int dmlcpu_width_index(size_t elsize) {
+    switch (elsize) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    }
+    return -1;
+}
+
 dmlcpu_run_layout dmlcpu_run_layout_of(ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t elsize);
 
-/* The kernel for an element width (1, 2, 4, 8) and a layout; NULL for any other width. */
-dmlcpu_copy_run_fn dmlcpu_copy_kernel(size_t elsize, dmlcpu_run_layout layout);
 
 /*
  * Scan kernels. One signature serves both layouts: a block of `across` independent scans of

@@ -1,4 +1,4 @@
-/* View checks and the copy normalization shared by every copy-class operator. */
+/* View checks, the copy normalization and the dim merge shared by every driver. */
 #include "internal.h"
 
 const char *dmlcpu_status_string(dmlcpu_status status) {
@@ -54,71 +54,72 @@ dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const 
     for (int32_t i = 0; i < dst->ndim; i++) {
         if (dst->sizes[i] != src->sizes[i]) return DMLCPU_E_INVALID;
         pair->sizes[i] = dst->sizes[i];
-        pair->dst_strides[i] = dst->strides[i];
-        pair->src_strides[i] = src->strides[i];
+        pair->op[DMLCPU_DST].strides[i] = dst->strides[i];
+        pair->op[DMLCPU_SRC].strides[i] = src->strides[i];
     }
-    pair->dst = dst->data;
-    pair->src = src->data;
+    pair->op[DMLCPU_DST].data = dst->data;
+    pair->op[DMLCPU_SRC].data = src->data;
     *empty = dst_count == 0;
     return DMLCPU_OK;
 }
 
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
 void dmlcpu_pair_normalize(dmlcpu_pair *pair) {
+    dmlcpu_operand *dst = &pair->op[DMLCPU_DST], *src = &pair->op[DMLCPU_SRC];
     int32_t n = 0;
     /* Drop size-1 dims; flip negative destination strides so the walk runs forwards in dst. */
     for (int32_t i = 0; i < pair->ndim; i++) {
-        int64_t size = pair->sizes[i], ds = pair->dst_strides[i], ss = pair->src_strides[i];
+        int64_t size = pair->sizes[i], ds = dst->strides[i], ss = src->strides[i];
         if (size == 1) continue;
         if (ds < 0) {
-            pair->dst += ds * (size - 1);
-            pair->src += ss * (size - 1);
+            dst->data += ds * (size - 1);
+            src->data += ss * (size - 1);
             ds = -ds;
             ss = -ss;
         }
         pair->sizes[n] = size;
-        pair->dst_strides[n] = ds;
-        pair->src_strides[n] = ss;
+        dst->strides[n] = ds;
+        src->strides[n] = ss;
         n++;
     }
     /* Insertion sort, outermost (largest destination stride) first; ties by source stride. */
     for (int32_t i = 1; i < n; i++) {
-        int64_t size = pair->sizes[i], ds = pair->dst_strides[i], ss = pair->src_strides[i];
-        int64_t ass = ss < 0 ? -ss : ss;
+        int64_t size = pair->sizes[i], ds = dst->strides[i], ss = src->strides[i];
         int32_t j = i;
         while (j > 0) {
-            int64_t pds = pair->dst_strides[j - 1], pss = pair->src_strides[j - 1];
-            int64_t apss = pss < 0 ? -pss : pss;
-            if (pds > ds || (pds == ds && apss >= ass)) break;
+            int64_t pds = dst->strides[j - 1], pss = src->strides[j - 1];
+            if (pds > ds || (pds == ds && abs64(pss) >= abs64(ss))) break;
             pair->sizes[j] = pair->sizes[j - 1];
-            pair->dst_strides[j] = pds;
-            pair->src_strides[j] = pss;
+            dst->strides[j] = pds;
+            src->strides[j] = pss;
             j--;
         }
         pair->sizes[j] = size;
-        pair->dst_strides[j] = ds;
-        pair->src_strides[j] = ss;
+        dst->strides[j] = ds;
+        src->strides[j] = ss;
     }
-    /* Merge an outer dim into its inner neighbour when both operands step evenly across them. */
-    int32_t m = 0;
-    for (int32_t i = 1; i < n; i++) {
-        if (pair->dst_strides[m] == pair->dst_strides[i] * pair->sizes[i] &&
-            pair->src_strides[m] == pair->src_strides[i] * pair->sizes[i]) {
-            pair->sizes[m] *= pair->sizes[i];
-            pair->dst_strides[m] = pair->dst_strides[i];
-            pair->src_strides[m] = pair->src_strides[i];
-        } else {
-            m++;
-            pair->sizes[m] = pair->sizes[i];
-            pair->dst_strides[m] = pair->dst_strides[i];
-            pair->src_strides[m] = pair->src_strides[i];
-        }
-    }
-    if (n == 0) {
+    pair->ndim = dmlcpu_merge_dims(n, pair->sizes, pair->op, 2);
+    if (pair->ndim == 0) {
+        pair->ndim = 1;
         pair->sizes[0] = 1;
-        pair->dst_strides[0] = 0;
-        pair->src_strides[0] = 0;
+        dst->strides[0] = 0;
+        src->strides[0] = 0;
     }
-    pair->ndim = m + 1;
+}
+
+int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count) {
+    int32_t n = 0; /* dims kept so far; n - 1 is the one a merge would grow */
+    for (int32_t d = 0; d < ndim; d++) {
+        if (sizes[d] == 1) continue;
+        int merges = n > 0;
+        for (size_t k = 0; k < count && merges; k++)
+            merges = ops[k].strides[n - 1] == ops[k].strides[d] * sizes[d];
+        int32_t to = merges ? n - 1 : n++;
+        sizes[to] = merges ? sizes[to] * sizes[d] : sizes[d];
+        for (size_t k = 0; k < count; k++) ops[k].strides[to] = ops[k].strides[d];
+    }
+    return n;
 }
 
 dmlcpu_run_layout dmlcpu_run_layout_of(ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t elsize) {

@@ -16,14 +16,7 @@
  * operations in the same order, so the bits never depend on the thread count.
  */
 #include "dispatch.h"
-
-/* Below this many bytes one thread does it all (waking the pool costs ~10-20 us)... */
-#define PARALLEL_MIN_BYTES ((int64_t)1 << 20)
-/* ... and each thread gets at least this much. */
-#define PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
-/* Outputs of at least this many bytes are written with non-temporal stores where a kernel has
- * them: far larger than the L2, they would only evict useful lines (benchmarks/NOTES.md). */
-#define STREAM_MIN_BYTES ((int64_t)4 << 20)
+#include "walk.h"
 
 static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
     switch (dtype) {
@@ -57,43 +50,27 @@ typedef struct scan_plan {
 static void scan_range(const scan_plan *c, int64_t begin, int64_t end) {
     const dmlcpu_pair *p = c->rest;
     int32_t inner = p->ndim - 1;
-    ptrdiff_t dst_across = (ptrdiff_t)p->dst_strides[inner];
-    ptrdiff_t src_across = (ptrdiff_t)p->src_strides[inner];
-    int64_t index[DMLCPU_MAX_DIMS] = {0};
-    int64_t pos = begin / c->across, col = begin % c->across;
-    char *dst = p->dst;
-    const char *src = p->src;
-    int64_t rest = pos;
-    for (int32_t d = inner - 1; d >= 0; d--) {
-        index[d] = rest % p->sizes[d];
-        rest /= p->sizes[d];
-        dst += index[d] * p->dst_strides[d];
-        src += index[d] * p->src_strides[d];
-    }
-    for (int64_t f = begin; f < end; pos++, col = 0) {
+    ptrdiff_t dst_across = (ptrdiff_t)p->op[DMLCPU_DST].strides[inner];
+    ptrdiff_t src_across = (ptrdiff_t)p->op[DMLCPU_SRC].strides[inner];
+    char *at[2];
+    dmlcpu_walk w = {inner, p->sizes, 2, p->op, at, {0}};
+    dmlcpu_walk_seek(&w, begin / c->across);
+    int64_t col = begin % c->across;
+    for (int64_t f = begin; f < end; col = 0) {
+        if (f > begin) dmlcpu_walk_step(&w);
         int64_t n = c->across - col < end - f ? c->across - col : end - f;
-        c->kernel(dst + col * dst_across, c->dst_axis, dst_across, src + col * src_across,
-                  c->src_axis, src_across, c->axis_len, (size_t)n, c->flags);
+        c->kernel(at[DMLCPU_DST] + col * dst_across, c->dst_axis, dst_across,
+                  at[DMLCPU_SRC] + col * src_across, c->src_axis, src_across, c->axis_len,
+                  (size_t)n, c->flags);
         f += n;
-        if (f >= end) break;
-        for (int32_t d = inner - 1; d >= 0; d--) {
-            dst += p->dst_strides[d];
-            src += p->src_strides[d];
-            if (++index[d] < p->sizes[d]) break;
-            dst -= p->dst_strides[d] * p->sizes[d];
-            src -= p->src_strides[d] * p->sizes[d];
-            index[d] = 0;
-        }
     }
 }
 
 /* Chunk i of n: an even share of the scans, boundaries on multiples of align. */
 static void scan_chunk(void *ctx, int chunk, int chunks) {
     const scan_plan *c = ctx;
-    int64_t total = c->positions * c->across;
-    int64_t units = (total + c->align - 1) / c->align;
-    int64_t lo = units * chunk / chunks * c->align, hi = units * (chunk + 1) / chunks * c->align;
-    if (hi > total) hi = total;
+    int64_t lo, hi;
+    dmlcpu_share(c->positions * c->across, c->align, chunk, chunks, &lo, &hi);
     if (lo < hi) scan_range(c, lo, hi);
 }
 
@@ -112,13 +89,13 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
 
     /* The axis, walked forwards from the first element in walk order. */
     int64_t axis_len = all.sizes[axis];
-    int64_t dst_axis = all.dst_strides[axis], src_axis = all.src_strides[axis];
+    int64_t dst_axis = all.op[DMLCPU_DST].strides[axis], src_axis = all.op[DMLCPU_SRC].strides[axis];
     dmlcpu_pair rest = {0};
-    rest.dst = all.dst;
-    rest.src = all.src;
+    rest.op[DMLCPU_DST].data = all.op[DMLCPU_DST].data;
+    rest.op[DMLCPU_SRC].data = all.op[DMLCPU_SRC].data;
     if (reverse) {
-        rest.dst += dst_axis * (axis_len - 1);
-        rest.src += src_axis * (axis_len - 1);
+        rest.op[DMLCPU_DST].data += dst_axis * (axis_len - 1);
+        rest.op[DMLCPU_SRC].data += src_axis * (axis_len - 1);
         dst_axis = -dst_axis;
         src_axis = -src_axis;
     }
@@ -126,8 +103,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
     for (int32_t i = 0; i < all.ndim; i++) {
         if (i == axis) continue;
         rest.sizes[rest.ndim] = all.sizes[i];
-        rest.dst_strides[rest.ndim] = all.dst_strides[i];
-        rest.src_strides[rest.ndim] = all.src_strides[i];
+        for (int k = 0; k < 2; k++) rest.op[k].strides[rest.ndim] = all.op[k].strides[i];
         rest.ndim++;
     }
     dmlcpu_pair_normalize(&rest);
@@ -135,7 +111,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
     /* Outer when the innermost other dim steps less than the axis in the destination (or the
      * axis has one element: then every scan is a single row, best done across). */
     int64_t inner_size = rest.sizes[rest.ndim - 1];
-    int64_t inner_stride = rest.dst_strides[rest.ndim - 1]; /* >= 0 after normalization */
+    int64_t inner_stride = rest.op[DMLCPU_DST].strides[rest.ndim - 1]; /* >= 0, normalized */
     int64_t axis_step = dst_axis < 0 ? -dst_axis : dst_axis;
     int outer = inner_size > 1 && (axis_len == 1 || inner_stride < axis_step);
     const dmlcpu_scan_kernels *kernels = &dmlcpu_dispatch_table()->scan[type][op];
@@ -154,16 +130,7 @@ dmlcpu_status dmlcpu_scan(const dmlcpu_view *dst, const dmlcpu_view *src, dmlcpu
 
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
-    if (total_bytes >= STREAM_MIN_BYTES) c.flags |= DMLCPU_SCAN_STREAM;
-    int threads = 1;
-    if (total_bytes >= PARALLEL_MIN_BYTES) {
-        int64_t by_size = total_bytes / PARALLEL_CHUNK_BYTES;
-        int64_t by_scans = (scans + c.align - 1) / c.align;
-        threads = dmlcpu_get_num_threads();
-        if (by_size < threads) threads = (int)by_size;
-        if (by_scans < threads) threads = (int)by_scans;
-    }
-    if (threads > 1) dmlcpu_parallel(scan_chunk, &c, threads);
-    else scan_range(&c, 0, scans);
+    if (total_bytes >= DMLCPU_STREAM_MIN_BYTES) c.flags |= DMLCPU_SCAN_STREAM;
+    dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, (scans + c.align - 1) / c.align));
     return DMLCPU_OK;
 }

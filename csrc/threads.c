@@ -1,22 +1,16 @@
 /*
- * A small thread pool of our own: the caller plus up to DMLCPU_MAX_THREADS-1 workers, started
- * lazily. One job runs at a time: a caller that finds the pool busy (another Python thread is
- * using it) runs its chunks itself. Chunks are claimed dynamically, but each chunk's work is
- * fixed by the caller, so results never depend on which thread ran what.
- *
- * Windows: the pool is compiled out and every call runs on the calling thread.
+ * The thread count and the parallel-for of every driver. The pool itself is per platform
+ * (threads.h); results never depend on it: each chunk's work is fixed by the caller, and chunks
+ * are independent, so which thread ran what, and how many there were, cannot change a bit.
  */
-#if !defined(_WIN32)
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
-#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "dispatch.h"
+#include "threads.h"
 
 static atomic_int num_threads = 1;
 
-static int default_threads(void);
+#if defined(DMLCPU_HAVE_POOL)
 
 static int parse_env_threads(void) {
     const char *s = getenv("DMLCPU_NUM_THREADS");
@@ -27,147 +21,62 @@ static int parse_env_threads(void) {
     return (int)v;
 }
 
-#if defined(_WIN32)
-
-static int default_threads(void) { return 1; }
-int dmlcpu_threads_compiled(void) { return 0; }
-void dmlcpu_threads_init(void) { atomic_store(&num_threads, 1); }
-dmlcpu_status dmlcpu_set_num_threads(int n) {
-    /* no pool in this build: only 1 is meaningful */
-    return n == 1 ? DMLCPU_OK : DMLCPU_E_INVALID;
-}
-void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks) {
-    for (int i = 0; i < chunks; i++) task(ctx, i, chunks);
-}
-
-#else
-
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <unistd.h>
-
-static struct {
-    pthread_mutex_t busy;   /* held by the caller owning the pool for a whole job */
-    pthread_mutex_t lock;   /* guards everything below */
-    pthread_cond_t wake;    /* workers wait here for a new generation */
-    pthread_cond_t done;    /* the caller waits here for pending == 0 */
-    int workers;            /* started so far */
-    unsigned long generation;
-    dmlcpu_task_fn task;
-    void *ctx;
-    int chunks, next, pending;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0};
-
-static int default_threads(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-#if defined(__linux__) && defined(CPU_COUNT)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
-#endif
-    if (n < 1) n = 1;
-    if (n > DMLCPU_MAX_THREADS) n = DMLCPU_MAX_THREADS;
-    return (int)n;
-}
-
 int dmlcpu_threads_compiled(void) { return 1; }
-
-/* Claims and runs chunks of the current job until none is left. Called with pool.lock held. */
-static void run_chunks(void) {
-    while (pool.next < pool.chunks) {
-        int chunk = pool.next++;
-        dmlcpu_task_fn task = pool.task;
-        void *ctx = pool.ctx;
-        int chunks = pool.chunks;
-        pthread_mutex_unlock(&pool.lock);
-        task(ctx, chunk, chunks);
-        pthread_mutex_lock(&pool.lock);
-        if (--pool.pending == 0) pthread_cond_signal(&pool.done);
-    }
-}
-
-static void *worker_main(void *arg) {
-    (void)arg;
-    pthread_mutex_lock(&pool.lock);
-    unsigned long seen = pool.generation;
-    for (;;) {
-        while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
-        seen = pool.generation;
-        run_chunks();
-    }
-    return NULL;
-}
-
-/* After fork only the forking thread exists in the child: forget the workers and locks. */
-static void reset_in_child(void) {
-    pthread_mutex_init(&pool.busy, NULL);
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_cond_init(&pool.wake, NULL);
-    pthread_cond_init(&pool.done, NULL);
-    pool.workers = 0;
-    pool.chunks = pool.next = pool.pending = 0;
-}
 
 void dmlcpu_threads_init(void) {
     int n = parse_env_threads();
-    atomic_store(&num_threads, n ? n : default_threads());
-    pthread_atfork(NULL, NULL, reset_in_child);
+    atomic_store(&num_threads, n ? n : dmlcpu_pool_default_threads());
+    dmlcpu_pool_init();
 }
+
+#else /* no pool on this platform: one thread, whatever DMLCPU_NUM_THREADS says */
+
+int dmlcpu_threads_compiled(void) { return 0; }
+void dmlcpu_threads_init(void) {}
+
+#endif
 
 dmlcpu_status dmlcpu_set_num_threads(int n) {
     dmlcpu_init();
     if (n < 1 || n > DMLCPU_MAX_THREADS) return DMLCPU_E_INVALID;
+    if (n > 1 && !dmlcpu_threads_compiled()) return DMLCPU_E_INVALID;
     atomic_store(&num_threads, n);
     return DMLCPU_OK;
 }
 
-/* Starts workers up to want - 1; returns how many exist (fewer if the system refused). Workers
- * start with every signal blocked, so signals (Ctrl-C) keep going to Python's threads. */
-static int ensure_workers(int want) {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    while (pool.workers < want - 1) {
-        pthread_t thread;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int failed = pthread_create(&thread, &attr, worker_main, NULL);
-        pthread_attr_destroy(&attr);
-        if (failed) break;
-        pool.workers++;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return pool.workers;
-}
-
-void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks) {
-    if (chunks <= 1 || pthread_mutex_trylock(&pool.busy) != 0) {
-        for (int i = 0; i < chunks; i++) task(ctx, i, chunks);
-        return;
-    }
-    pthread_mutex_lock(&pool.lock);
-    ensure_workers(chunks);
-    pool.task = task;
-    pool.ctx = ctx;
-    pool.chunks = chunks;
-    pool.next = 0;
-    pool.pending = chunks;
-    pool.generation++;
-    pthread_cond_broadcast(&pool.wake);
-    run_chunks(); /* the caller works too; if no worker could start it does everything */
-    while (pool.pending > 0) pthread_cond_wait(&pool.done, &pool.lock);
-    pool.task = NULL;
-    pool.ctx = NULL;
-    pool.chunks = 0;
-    pthread_mutex_unlock(&pool.lock);
-    pthread_mutex_unlock(&pool.busy);
-}
-
-#endif
-
 int dmlcpu_get_num_threads(void) {
     dmlcpu_init();
     return atomic_load(&num_threads);
+}
+
+int dmlcpu_threads_for(int64_t bytes, int64_t units) {
+    if (bytes < DMLCPU_PARALLEL_MIN_BYTES) return 1;
+    int64_t threads = dmlcpu_get_num_threads();
+    if (bytes / DMLCPU_PARALLEL_CHUNK_BYTES < threads) threads = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
+    if (units < threads) threads = units;
+    return threads < 1 ? 1 : (int)threads;
+}
+
+/* Start of chunk i of n in units of align: i * (units / n) plus one for each earlier chunk
+ * that takes one of the units / n remainder; never a product that could overflow. */
+static int64_t share_start(int64_t total, int64_t align, int i, int n) {
+    int64_t units = total / align + (total % align != 0);
+    int64_t q = units / n, r = units % n;
+    int64_t start = i * q + (i < r ? i : r);
+    return start >= units ? total : start * align;
+}
+
+void dmlcpu_share(int64_t total, int64_t align, int chunk, int chunks, int64_t *lo, int64_t *hi) {
+    *lo = share_start(total, align, chunk, chunks);
+    *hi = share_start(total, align, chunk + 1, chunks);
+}
+
+void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks) {
+#if defined(DMLCPU_HAVE_POOL)
+    if (chunks > 1) {
+        dmlcpu_pool_run(task, ctx, chunks);
+        return;
+    }
+#endif
+    for (int i = 0; i < chunks; i++) task(ctx, i, chunks);
 }

@@ -4,7 +4,8 @@
  * simd/<isa>.h wrappers (which define DMLCPU_VEC_BYTES) before including this file. The unit
  * then lists the kernels it exports in its dmlcpu_copy_kernels table.
  * Kernels are type-agnostic: x8/x16/x32/x64 move 1/2/4/8-byte elements as opaque bits.
- * Everything here is static: no kernel compiled with ISA flags is visible to the linker.
+ * Every kernel here is static inline: a unit emits only those its table lists (and what they
+ * call), and no kernel compiled with ISA flags is visible to the linker.
  */
 #include <stdint.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #define DMLCPU_KERNEL(name) DMLCPU_CAT(name, DMLCPU_ISA)
 
 /* memcpy of the whole run: the same for every width. */
-static void DMLCPU_KERNEL(dmlcpu_x8_copy_cc)(char *dst, ptrdiff_t ds, const char *src,
+static inline void DMLCPU_KERNEL(dmlcpu_x8_copy_cc)(char *dst, ptrdiff_t ds, const char *src,
                                             ptrdiff_t ss, size_t n) {
     (void)ds;
     (void)ss;
@@ -30,31 +31,31 @@ static void DMLCPU_KERNEL(dmlcpu_x8_copy_cc)(char *dst, ptrdiff_t ds, const char
 
 /* Elements are moved through memcpy of a fixed width: no alignment assumed, no aliasing UB. */
 #define DMLCPU_DEFINE_COPY_RUNS(BITS, T)                                                        \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_cc)(char *dst, ptrdiff_t ds,                \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_cc)(char *dst, ptrdiff_t ds,                \
                                                         const char *src, ptrdiff_t ss,          \
                                                         size_t n) {                             \
         (void)ds;                                                                               \
         (void)ss;                                                                               \
         memcpy(dst, src, n * sizeof(T));                                                        \
     }                                                                                           \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc)(char *dst, ptrdiff_t ds,                \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc)(char *dst, ptrdiff_t ds,                \
                                                         const char *src, ptrdiff_t ss,          \
                                                         size_t n) {                             \
         (void)ds;                                                                               \
         for (size_t i = 0; i < n; i++, src += ss) memcpy(dst + i * sizeof(T), src, sizeof(T));  \
     }                                                                                           \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_sc)(char *dst, ptrdiff_t ds,                \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_sc)(char *dst, ptrdiff_t ds,                \
                                                         const char *src, ptrdiff_t ss,          \
                                                         size_t n) {                             \
         (void)ss;                                                                               \
         for (size_t i = 0; i < n; i++, dst += ds) memcpy(dst, src + i * sizeof(T), sizeof(T));  \
     }                                                                                           \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_ss)(char *dst, ptrdiff_t ds,                \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_ss)(char *dst, ptrdiff_t ds,                \
                                                         const char *src, ptrdiff_t ss,          \
                                                         size_t n) {                             \
         for (size_t i = 0; i < n; i++, dst += ds, src += ss) memcpy(dst, src, sizeof(T));       \
     }                                                                                           \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc)(char *dst, ptrdiff_t ds,                \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc)(char *dst, ptrdiff_t ds,                \
                                                         const char *src, ptrdiff_t ss,          \
                                                         size_t n) {                             \
         (void)ss;                                                                               \
@@ -67,21 +68,21 @@ DMLCPU_DEFINE_COPY_RUNS(16, uint16_t)
 DMLCPU_DEFINE_COPY_RUNS(32, uint32_t)
 DMLCPU_DEFINE_COPY_RUNS(64, uint64_t)
 
-static void DMLCPU_KERNEL(dmlcpu_x8_copy_gc)(char *dst, ptrdiff_t ds, const char *src,
+static inline void DMLCPU_KERNEL(dmlcpu_x8_copy_gc)(char *dst, ptrdiff_t ds, const char *src,
                                             ptrdiff_t ss, size_t n) {
     (void)ds;
     for (size_t i = 0; i < n; i++, src += ss) dst[i] = *src;
 }
-static void DMLCPU_KERNEL(dmlcpu_x8_copy_sc)(char *dst, ptrdiff_t ds, const char *src,
+static inline void DMLCPU_KERNEL(dmlcpu_x8_copy_sc)(char *dst, ptrdiff_t ds, const char *src,
                                             ptrdiff_t ss, size_t n) {
     (void)ss;
     for (size_t i = 0; i < n; i++, dst += ds) *dst = src[i];
 }
-static void DMLCPU_KERNEL(dmlcpu_x8_copy_ss)(char *dst, ptrdiff_t ds, const char *src,
+static inline void DMLCPU_KERNEL(dmlcpu_x8_copy_ss)(char *dst, ptrdiff_t ds, const char *src,
                                             ptrdiff_t ss, size_t n) {
     for (size_t i = 0; i < n; i++, dst += ds, src += ss) *dst = *src;
 }
-static void DMLCPU_KERNEL(dmlcpu_x8_copy_bc)(char *dst, ptrdiff_t ds, const char *src,
+static inline void DMLCPU_KERNEL(dmlcpu_x8_copy_bc)(char *dst, ptrdiff_t ds, const char *src,
                                             ptrdiff_t ss, size_t n) {
     (void)ss;
     if (ds == 1) {
@@ -106,11 +107,11 @@ static void DMLCPU_KERNEL(dmlcpu_x8_copy_bc)(char *dst, ptrdiff_t ds, const char
  * evicts the source. The stores are weakly ordered: the driver fences once after the whole
  * copy (dmlcpu_store_fence), not after every run: a fence per short run cost more than it saved.
  */
-static void DMLCPU_KERNEL(dmlcpu_copy_stream)(char *dst, ptrdiff_t ds, const char *src,
+static inline void DMLCPU_KERNEL(dmlcpu_copy_stream)(char *dst, ptrdiff_t ds, const char *src,
                                              ptrdiff_t ss, size_t n) {
     (void)ds;
     (void)ss;
-    size_t head = (size_t)(-(uintptr_t)dst) & (DMLCPU_VEC_BYTES - 1);
+    size_t head = (size_t)((DMLCPU_VEC_BYTES - (uintptr_t)dst % DMLCPU_VEC_BYTES) % DMLCPU_VEC_BYTES);
     if (head > n) head = n;
     memcpy(dst, src, head);
     dst += head;
@@ -152,10 +153,10 @@ static inline void DMLCPU_KERNEL(copy_row_bytes)(char *dst, const char *src, ptr
  * loaded in two parts. Streaming each short row on its own was several times slower: the
  * partial lines at its ends mixed normal and non-temporal stores in one line.
  */
-static void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src, ptrdiff_t ss,
+static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src, ptrdiff_t ss,
                                                   size_t row, size_t rows) {
     size_t total = row * rows, r = 0, c = 0;
-    size_t head = (size_t)(-(uintptr_t)dst) & (DMLCPU_VEC_BYTES - 1);
+    size_t head = (size_t)((DMLCPU_VEC_BYTES - (uintptr_t)dst % DMLCPU_VEC_BYTES) % DMLCPU_VEC_BYTES);
     if (head > total) head = total;
     DMLCPU_KERNEL(copy_row_bytes)(dst, src, ss, row, &r, &c, head);
     size_t p = head;
@@ -180,7 +181,7 @@ static void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src, p
 
 /* Fill of a packed run with one value (stride-0 source); strided destinations stay portable. */
 #define DMLCPU_DEFINE_FILL(BITS, T)                                                             \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc_vec)(char *dst, ptrdiff_t ds,            \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc_vec)(char *dst, ptrdiff_t ds,            \
                                                             const char *src, ptrdiff_t ss,      \
                                                             size_t n) {                         \
         if (ds != (ptrdiff_t)sizeof(T)) {                                                       \
@@ -194,7 +195,6 @@ static void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src, p
         for (; i + DMLCPU_VEC_BYTES <= bytes; i += DMLCPU_VEC_BYTES) dmlcpu_vec_store(dst + i, v); \
         for (; i < bytes; i += sizeof(T)) memcpy(dst + i, &value, sizeof(T));                   \
     }
-DMLCPU_DEFINE_FILL(8, uint8_t)
 DMLCPU_DEFINE_FILL(16, uint16_t)
 DMLCPU_DEFINE_FILL(32, uint32_t)
 DMLCPU_DEFINE_FILL(64, uint64_t)
@@ -255,7 +255,7 @@ DMLCPU_DEFINE_FILL(64, uint64_t)
         return vectors * per_vec;                                                               \
     }                                                                                           \
     /* specialized for the commonest strides so the pair loop unrolls */                        \
-    static size_t DMLCPU_KERNEL(gather_any##LB)(char *dst, const char *src, size_t s, size_t k, \
+    static inline size_t DMLCPU_KERNEL(gather_any##LB)(char *dst, const char *src, size_t s, size_t k, \
                                                 size_t n) {                                     \
         switch (s) {                                                                            \
         case 2: return DMLCPU_KERNEL(gather_lanes##LB)(dst, src, 2, k, n);                      \
@@ -270,7 +270,7 @@ DMLCPU_DEFINE_GATHER_LANES(16)
 #endif
 
 #define DMLCPU_DEFINE_GATHER(BITS, T, LB, K, MAX_STRIDE)                                                        \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds,            \
+    static inline void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds,            \
                                                             const char *src, ptrdiff_t ss,      \
                                                             size_t n) {                         \
         size_t done = 0;                                                                        \

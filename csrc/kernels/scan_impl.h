@@ -3,7 +3,7 @@
  * suffix such as scalar or avx2) before including this file. See dmlcpu_scan_fn in internal.h
  * for the two layouts (outer, line) and the meaning of the strides.
  *
- * Arithmetic (SPEC.md section 3):
+ * Arithmetic (docs/semantics.md):
  * - integers compute in the unsigned type of their width, so signed and unsigned share kernels
  *   and wrap modulo 2^bits; 8- and 16-bit operands are widened to unsigned before multiplying
  *   (uint16 * uint16 would promote to int and could overflow);
@@ -134,7 +134,7 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
         }                                                                                       \
     }                                                                                           \
     /* The axis is not innermost: sweep the rows, one accumulator per column, in blocks. */     \
-    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(                                    \
+    static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer)(                                    \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,     \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,               \
         size_t across, int flags) {                                                                 \
@@ -160,7 +160,7 @@ static inline double dmlcpu_f64_cumprod(double a, double b) { return a * b; }
     }                                                                                           \
     /* The axis is innermost: lines four at a time, four independent recurrences interleaved   */   \
     /* so a float add's latency is not paid once per element; then the rest one by one.       */    \
-    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
+    static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line)(                                         \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
         size_t across, int flags) {                                                                 \
@@ -251,7 +251,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
  * lines shorter than one block, use the scalar kernel.
  */
 #define DMLCPU_DEFINE_SCAN_LINE_SIMD(TYPE, OP, ES, A, IDENTITY, FIRST)                              \
-    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line_simd)(                                    \
+    static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_line_simd)(                                    \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
         size_t across, int flags) {                                                                 \
@@ -379,7 +379,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
  * the element. Many lines go to the transposing kernel.
  */
 #define DMLCPU_DEFINE_SCAN_LINE_PREFIX_SUM(TYPE, ES, A)                                             \
-    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_prefix)(                                  \
+    static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_cumsum_line_prefix)(                                  \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
         size_t across, int flags) {                                                                 \
@@ -455,7 +455,7 @@ DMLCPU_DEFINE_SCAN(f64, cumprod, 8, double, 1.0, 1.0)
  * _acc_store (W accumulators from / to A[]), and dmlcpu_ov_fence.
  */
 #define DMLCPU_DEFINE_SCAN_OUTER_SIMD(TYPE, OP, ES, A, IDENTITY, FIRST)                             \
-    static void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer_simd)(                                   \
+    static inline void DMLCPU_KERNEL(dmlcpu_##TYPE##_##OP##_outer_simd)(                                   \
         char *dst, ptrdiff_t dst_axis_stride, ptrdiff_t dst_across_stride, const char *src,         \
         ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride, size_t axis_len,                    \
         size_t across, int flags) {                                                                 \

@@ -1,0 +1,31 @@
+/*
+ * dmlcpu_init, the one owner of initialization: detects the CPU and builds the kernel tables
+ * (dispatch.c), then sets up the threads (threads.c), exactly once per process whichever thread
+ * calls first. Every entry point that needs either calls dmlcpu_init; neither part calls the
+ * other.
+ */
+#if !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L /* pthread_once under -std=c11 */
+#endif
+#include "internal.h"
+
+static void init_once(void) {
+    dmlcpu_dispatch_init();
+    dmlcpu_threads_init();
+}
+
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+static INIT_ONCE once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK init_once_win(PINIT_ONCE o, PVOID p, PVOID *c) {
+    (void)o, (void)p, (void)c;
+    init_once();
+    return TRUE;
+}
+void dmlcpu_init(void) { InitOnceExecuteOnce(&once, init_once_win, NULL, NULL); }
+#else
+#include <pthread.h>
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+void dmlcpu_init(void) { pthread_once(&once, init_once); }
+#endif

@@ -1,0 +1,28 @@
+/*
+ * The thread pool's platform half. threads.c owns the thread count and the parallel-for; a pool
+ * file implements the three functions below on one platform's primitives, with the same
+ * behaviour everywhere: workers started lazily, the caller works too, a caller that finds the
+ * pool busy runs its chunks itself, every chunk done on return. A platform without a pool file
+ * runs every call on the calling thread (threads_compiled() = 0).
+ * A new pool is one file (guarded by its macro) and one line here.
+ */
+#ifndef DMLCPU_THREADS_H
+#define DMLCPU_THREADS_H
+
+#include "internal.h"
+
+#if !defined(_WIN32)
+#define DMLCPU_POOL_POSIX 1 /* threads_posix.c */
+#endif
+
+#if defined(DMLCPU_POOL_POSIX)
+#define DMLCPU_HAVE_POOL 1
+/* The processors this process may use, 1 .. DMLCPU_MAX_THREADS. */
+int dmlcpu_pool_default_threads(void);
+/* Once, from dmlcpu_threads_init (e.g. fork handlers). */
+void dmlcpu_pool_init(void);
+/* Runs task(ctx, i, chunks) for every i; chunks >= 2. */
+void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks);
+#endif
+
+#endif /* DMLCPU_THREADS_H */
