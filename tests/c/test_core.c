@@ -4,12 +4,18 @@
  * for byte with a plain loop. Built and run by tools/check-c-core (natively, and for Windows
  * under wine).
  *
- * usage: test_core [THREADS...]   thread counts to run (default: 1 3); counts above 1 are
- *                                  skipped, and said so, when the build has no thread pool.
+ * usage: test_core [--require-pool] [--default-threads N] [--config-only] [THREADS...]
+ *   THREADS               thread counts to run (default: 1 3); counts above 1 are skipped, and
+ *                         said so, when the build has no thread pool (unless --require-pool)
+ *   --require-pool        fail if this build has no thread pool
+ *   --default-threads N   fail unless the thread count before any set_num_threads is N (what
+ *                         DMLCPU_NUM_THREADS, or else the processors this process may use, gave)
+ *   --config-only         check the two above, print the configuration, run nothing else
  * Exit status 0 when every check passed.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -36,13 +42,25 @@ static void run_all(void) {
 
 int main(int argc, char **argv) {
     static const int default_counts[] = {1, 3};
-    int counts[16], ncounts = 0;
-    for (int i = 1; i < argc && ncounts < 16; i++) counts[ncounts++] = atoi(argv[i]);
+    int counts[16], ncounts = 0, require_pool = 0, default_threads = 0, config_only = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--require-pool") == 0) require_pool = 1;
+        else if (strcmp(argv[i], "--config-only") == 0) config_only = 1;
+        else if (strcmp(argv[i], "--default-threads") == 0 && i + 1 < argc)
+            default_threads = atoi(argv[++i]);
+        else if (ncounts < 16) counts[ncounts++] = atoi(argv[i]);
+    }
     if (ncounts == 0)
         for (int i = 0; i < 2; i++) counts[ncounts++] = default_counts[i];
     print_config();
-    test_invalid_arguments();
     int initial_threads = dmlcpu_get_num_threads();
+    if (require_pool) CHECK(dmlcpu_threads_compiled(), "this build has a thread pool");
+    if (default_threads) CHECK(initial_threads == default_threads, "the default thread count");
+    if (config_only) {
+        printf("%ld checks, %ld failures\n", test_checks, test_failures);
+        return test_failures ? 1 : 0;
+    }
+    test_invalid_arguments();
     for (int isa = 0; isa < DMLCPU_ISA_COUNT; isa++) {
         if (!(dmlcpu_usable_isas() & (1u << isa))) continue;
         CHECK(dmlcpu_force_isa(isa) == DMLCPU_OK && dmlcpu_active_isa() == isa, "force ISA");
