@@ -63,6 +63,7 @@ const dmlcpu_dispatch *dmlcpu_dispatch_table(void);
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__scalar;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512;
+extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__neon;
 
 /* Orders non-temporal stores before what follows (the end of a streaming copy); baseline SSE. */
 #if defined(__x86_64__) || defined(_M_X64)

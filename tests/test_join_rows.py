@@ -17,10 +17,11 @@ from dmlcpu._errors import CoreError
 
 import reference
 from arrays import Layout, SentinelOutput, contiguous_layout, random_input
+from thread_pool import thread_counts
 
 USABLE = _core._config()["usable_isas"]
 DTYPES = (np.int8, np.float16, np.uint16, np.float32, np.int32, np.float64, np.uint64)
-THREADS = (1, 3)
+THREADS = thread_counts(1, 3)
 
 
 @pytest.fixture(params=USABLE)

@@ -73,6 +73,11 @@ static void large_copies(size_t e) {
 void test_copies(void) {
     for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
         runs_of_every_layout(WIDTHS[w]);
+        if (WIDTHS[w] > 1) { /* elements off their natural alignment: no kernel may assume it */
+            test_misalign = 1;
+            runs_of_every_layout(WIDTHS[w]);
+            test_misalign = 0;
+        }
         large_copies(WIDTHS[w]);
     }
 }

@@ -9,6 +9,7 @@
 
 long test_checks, test_failures;
 char test_context[64];
+size_t test_misalign;
 
 void test_fail(const char *file, int line, const char *what) {
     test_failures++;
@@ -45,7 +46,7 @@ void test_buffer_make(test_buffer *b, int32_t ndim, const int64_t *sizes, const 
         else if (reach < 0) lo += reach;
         else hi += reach;
     }
-    b->bytes = empty ? 2 * GUARD : (size_t)(hi - lo) + elsize + 2 * GUARD;
+    b->bytes = (empty ? 2 * GUARD : (size_t)(hi - lo) + elsize + 2 * GUARD) + test_misalign;
     b->base = malloc(b->bytes);
     if (b->base == NULL) {
         fprintf(stderr, "out of memory (%zu bytes)\n", b->bytes);
@@ -53,7 +54,7 @@ void test_buffer_make(test_buffer *b, int32_t ndim, const int64_t *sizes, const 
     }
     if (fill) memset(b->base, fill, b->bytes);
     else test_fill_random(b->base, b->bytes);
-    b->view.data = (char *)b->base + GUARD - lo;
+    b->view.data = (char *)b->base + GUARD + test_misalign - lo;
     b->view.ndim = ndim;
     for (int32_t d = 0; d < DMLCPU_MAX_DIMS; d++) {
         b->view.sizes[d] = d < ndim ? sizes[d] : 0;

@@ -36,6 +36,8 @@ typedef struct test_buffer {
     dmlcpu_view view;
 } test_buffer;
 
+/* Bytes by which test_buffer_make shifts the views it makes off their natural alignment. */
+extern size_t test_misalign;
 /* strides in elements (any sign, 0 allowed); fill: 0 random bytes, else that byte everywhere */
 void test_buffer_make(test_buffer *b, int32_t ndim, const int64_t *sizes, const int64_t *strides,
                       size_t elsize, int fill);
