@@ -202,13 +202,9 @@ static const char *const copy_slot_names[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_C
 
 /* ---- scan section of the listing: type x op x (outer, line), after the copy slots */
 static const char *const scan_slot_names[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT][2] = {
-    {{"u8_cumsum_outer", "u8_cumsum_line"}, {"u8_cumprod_outer", "u8_cumprod_line"}},
-    {{"u16_cumsum_outer", "u16_cumsum_line"}, {"u16_cumprod_outer", "u16_cumprod_line"}},
-    {{"u32_cumsum_outer", "u32_cumsum_line"}, {"u32_cumprod_outer", "u32_cumprod_line"}},
-    {{"u64_cumsum_outer", "u64_cumsum_line"}, {"u64_cumprod_outer", "u64_cumprod_line"}},
-    {{"f16_cumsum_outer", "f16_cumsum_line"}, {"f16_cumprod_outer", "f16_cumprod_line"}},
-    {{"f32_cumsum_outer", "f32_cumsum_line"}, {"f32_cumprod_outer", "f32_cumprod_line"}},
-    {{"f64_cumsum_outer", "f64_cumsum_line"}, {"f64_cumprod_outer", "f64_cumprod_line"}}};
+#define DMLCPU_SCAN_TEMPLATE "scan_slot_name.h"
+#include "kernels/scan_types.h"
+};
 #define SCAN_SLOTS (DMLCPU_SCAN_TYPE_COUNT * DMLCPU_SCAN_OP_COUNT * 2)
 
 static int scan_slot_isa(const dmlcpu_dispatch *t, int s) {

@@ -1,0 +1,40 @@
+/*
+ * What every scan kernel of a unit uses: the element access and arithmetic of every kernel type
+ * (scan_element.h, instantiated for each by scan_types.h) and the line kernels' block arithmetic.
+ * An ISA unit with F16C defines DMLCPU_SCAN_F16_TO_F32 / _F32_TO_F16 to the instructions before
+ * including this (the tests check they agree with f16.h on every half).
+ */
+#ifndef DMLCPU_SCAN_ACCESS_H
+#define DMLCPU_SCAN_ACCESS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "../f16.h"
+#include "../internal.h"
+
+#ifndef DMLCPU_SCAN_F16_TO_F32
+#define DMLCPU_SCAN_F16_TO_F32 dmlcpu_f16_to_f32
+#define DMLCPU_SCAN_F32_TO_F16 dmlcpu_f32_to_f16
+#endif
+
+#define DMLCPU_SCAN_TEMPLATE "scan_element.h"
+#include "scan_types.h"
+
+/* A line walked from out, forwards or backwards, with non-temporal stores of blocks of
+ * block_bytes: the elements it takes one by one before the first block whose lowest address is
+ * aligned to block_bytes. */
+static inline size_t dmlcpu_scan_stream_head(const char *out, int forward, size_t es,
+                                             size_t block_bytes) {
+    uintptr_t at = (uintptr_t)out;
+    return (size_t)(forward ? (block_bytes - at % block_bytes) % block_bytes
+                            : (at + es) % block_bytes) / es;
+}
+
+/* The lowest address of the block of w elements from walk index k0 on, as a byte offset from
+ * the line's first element. */
+static inline ptrdiff_t dmlcpu_scan_block_offset(size_t k0, size_t w, size_t es, int forward) {
+    return forward ? (ptrdiff_t)(k0 * es) : -(ptrdiff_t)((k0 + w - 1) * es);
+}
+
+#endif /* DMLCPU_SCAN_ACCESS_H */

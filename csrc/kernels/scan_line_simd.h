@@ -1,0 +1,212 @@
+/*
+ * Template (scan_types.h): the SIMD line kernels of one type and operation, for the ISA units
+ * (scan_<isa>.c), written against the lane primitives of simd/<isa>_scan.h for that type:
+ *   SCAN_SV_VEC                   the vector type; SCAN_SV_W lanes, one element each
+ *   SCAN_SV(load) / SCAN_SV(store) W consecutive elements <-> lanes (widened to the lane type)
+ *   SCAN_SV(fill)(acc)            every lane set to one accumulator value
+ *   SCAN_SV(cumsum / cumprod)     the lane-wise operation, exactly SCAN_COMBINE per lane
+ *   SCAN_SV(lanes) / SCAN_SV(from_lanes)  the lanes as / from W accumulator values
+ *   SCAN_SV(transpose)(V r[W])    r[i] lane j <- r[j] lane i
+ *   SCAN_SV_NT, SCAN_SV(stream)   whether non-temporal stores pay for this type, and the store
+ * No lane ever combines with another lane, so each result is computed by the same operations in
+ * the same order as the portable kernels: bit-identical whatever W is.
+ */
+
+/*
+ * Line kernel: W lines at once. A block of W elements of each of W lines is loaded (one vector
+ * per line), transposed so that vector i holds element i of every line, scanned vertically in
+ * walk order (lane j runs line j's sequential recurrence), transposed back and stored. Lines
+ * walked backwards (axis stride -ES) take the same blocks and scan the vectors from the last.
+ * Missing lines of the last group are identity lanes nobody stores; the elements past the last
+ * whole block continue from the lane totals with the scalar recurrence. Other strides, and
+ * lines shorter than one block, use the scalar kernel.
+ */
+static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
+                                        ptrdiff_t dst_across_stride, const char *src,
+                                        ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
+                                        size_t axis_len, size_t across, int flags) {
+    int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
+    enum { W = SCAN_SV_W };
+    typedef SCAN_SV_VEC V;
+    int forward = src_axis_stride == (ptrdiff_t)SCAN_ES && dst_axis_stride == (ptrdiff_t)SCAN_ES;
+    int backward = src_axis_stride == -(ptrdiff_t)SCAN_ES && dst_axis_stride == -(ptrdiff_t)SCAN_ES;
+    if (axis_len < W || !(forward || backward)) {
+        SCAN_KERNEL(line)(dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,
+                          src_across_stride, axis_len, across, flags);
+        return;
+    }
+    const V identity = SCAN_SV(fill)(SCAN_IDENTITY);
+    const V first = SCAN_SV(fill)(SCAN_FIRST);
+    /* Non-temporal stores (large outputs, where the unit has them for the type) need every
+     * line's blocks aligned to a block's bytes: the first `head` elements in walk order
+     * are then scalar steps, so the blocks after them start on aligned addresses. */
+    enum { SB = W * SCAN_ES };
+    size_t head = 0;
+    int nt = (flags & DMLCPU_SCAN_STREAM) && SCAN_SV_NT &&
+             dst_across_stride % SB == 0 && (uintptr_t)dst % SCAN_ES == 0;
+    if (nt) {
+        head = dmlcpu_scan_stream_head(dst, forward, SCAN_ES, SB);
+        if (head + W > axis_len) nt = 0, head = 0;
+    }
+    size_t full = head + (axis_len - head) / W * W;
+    for (size_t l0 = 0; l0 < across; l0 += W) {
+        size_t nl = across - l0 < W ? across - l0 : W;
+        if (nl == 1 || 4 * nl < W) { /* lanes mostly empty: scalar lines do better */
+            SCAN_KERNEL(line)(
+                dst + (ptrdiff_t)l0 * dst_across_stride, dst_axis_stride, dst_across_stride,
+                src + (ptrdiff_t)l0 * src_across_stride, src_axis_stride, src_across_stride,
+                axis_len, nl, flags);
+            break;
+        }
+        char *out0 = dst + (ptrdiff_t)l0 * dst_across_stride;
+        const char *in0 = src + (ptrdiff_t)l0 * src_across_stride;
+        V acc = identity;
+        if (head) {
+            SCAN_ACC lanes[W];
+            for (size_t j = 0; j < W; j++) lanes[j] = SCAN_IDENTITY;
+            for (size_t j = 0; j < nl; j++) {
+                char *out = out0 + (ptrdiff_t)j * dst_across_stride;
+                const char *in = in0 + (ptrdiff_t)j * src_across_stride;
+                SCAN_ACC a = SCAN_IDENTITY;
+                for (size_t k = 0; k < head; k++) {
+                    SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
+                    if (exclusive)
+                        SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride,
+                                                   k == 0 ? (SCAN_ACC)(SCAN_FIRST) : a);
+                    a = SCAN_COMBINE(a, x);
+                    if (!exclusive)
+                        SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+                }
+                lanes[j] = a;
+            }
+            acc = SCAN_SV(from_lanes)(lanes);
+        }
+        for (size_t k0 = head; k0 < full; k0 += W) {
+            ptrdiff_t off = dmlcpu_scan_block_offset(k0, W, SCAN_ES, forward); /* in each line */
+            V r[W];
+            for (size_t j = 0; j < W; j++)
+                r[j] = j < nl ? SCAN_SV(load)(in0 + (ptrdiff_t)j * src_across_stride + off)
+                              : identity;
+            SCAN_SV(transpose)(r);
+            if (forward && !exclusive) {
+                for (size_t i = 0; i < W; i++) r[i] = acc = SCAN_SV(SCAN_OP)(acc, r[i]);
+            } else if (forward) {
+                for (size_t i = 0; i < W; i++) {
+                    V x = r[i];
+                    r[i] = acc;
+                    acc = SCAN_SV(SCAN_OP)(acc, x);
+                }
+                if (k0 == 0) r[0] = first;
+            } else if (!exclusive) {
+                for (size_t i = W; i-- > 0;) r[i] = acc = SCAN_SV(SCAN_OP)(acc, r[i]);
+            } else {
+                for (size_t i = W; i-- > 0;) {
+                    V x = r[i];
+                    r[i] = acc;
+                    acc = SCAN_SV(SCAN_OP)(acc, x);
+                }
+                if (k0 == 0) r[W - 1] = first;
+            }
+            SCAN_SV(transpose)(r);
+            if (nt)
+                for (size_t j = 0; j < nl; j++)
+                    SCAN_SV(stream)(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]);
+            else
+                for (size_t j = 0; j < nl; j++)
+                    SCAN_SV(store)(out0 + (ptrdiff_t)j * dst_across_stride + off, r[j]);
+        }
+        if (full == axis_len) continue;
+        SCAN_ACC lanes[W];
+        SCAN_SV(lanes)(acc, lanes);
+        for (size_t j = 0; j < nl; j++) {
+            char *out = out0 + (ptrdiff_t)j * dst_across_stride;
+            const char *in = in0 + (ptrdiff_t)j * src_across_stride;
+            SCAN_ACC a = lanes[j];
+            for (size_t k = full; k < axis_len; k++) {
+                SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
+                if (exclusive) {
+                    SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+                    a = SCAN_COMBINE(a, x);
+                } else {
+                    a = SCAN_COMBINE(a, x);
+                    SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+                }
+            }
+        }
+    }
+    if (nt) dmlcpu_ov_fence();
+}
+
+#if SCAN_IS_SUM && !SCAN_FLOAT && SCAN_ES >= 4
+/*
+ * Integer sums along a line, for lines too few to fill the lanes (a single long line), where
+ * the lanes are the element's own width: an in-register prefix sum per vector (wrapping
+ * addition is associative, so any order gives the same bits), plus the running total broadcast
+ * from the previous vector. Needs SCAN_SV(prefix_fwd) / (prefix_bwd) (inclusive sums towards
+ * higher / lower addresses), (bcast_hi) / (bcast_lo) (the highest / lowest lane everywhere),
+ * (sub) and (stream_line) (a non-temporal store of W elements at an address aligned to W * ES).
+ * Exclusive = inclusive minus the element. Many lines go to the transposing kernel.
+ */
+static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride,
+                                          ptrdiff_t dst_across_stride, const char *src,
+                                          ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
+                                          size_t axis_len, size_t across, int flags) {
+    int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
+    enum { W = SCAN_SV_W, SB = W * SCAN_ES };
+    typedef SCAN_SV_VEC V;
+    int forward = src_axis_stride == (ptrdiff_t)SCAN_ES && dst_axis_stride == (ptrdiff_t)SCAN_ES;
+    int backward = src_axis_stride == -(ptrdiff_t)SCAN_ES && dst_axis_stride == -(ptrdiff_t)SCAN_ES;
+    if (2 * across >= W || axis_len < W || !(forward || backward)) {
+        SCAN_KERNEL(line_simd)(dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,
+                               src_across_stride, axis_len, across, flags);
+        return;
+    }
+    int stream = (flags & DMLCPU_SCAN_STREAM) != 0;
+    for (size_t line = 0; line < across; line++) {
+        char *out = dst + (ptrdiff_t)line * dst_across_stride;
+        const char *in = src + (ptrdiff_t)line * src_across_stride;
+        /* One line's stores are sequential, so they stream whatever the vector width: the
+         * first `head` elements (walk order) are scalar steps up to an aligned block. */
+        size_t head = 0;
+        int nt = stream && (uintptr_t)out % SCAN_ES == 0;
+        if (nt) {
+            head = dmlcpu_scan_stream_head(out, forward, SCAN_ES, SB);
+            if (head + W > axis_len) nt = 0, head = 0;
+        }
+        size_t full = head + (axis_len - head) / W * W;
+        SCAN_ACC a = 0;
+        for (size_t k = 0; k < head; k++) {
+            SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
+            if (exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+            a = SCAN_COMBINE(a, x);
+            if (!exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+        }
+        V carry = SCAN_SV(fill)(a);
+        for (size_t k0 = head; k0 < full; k0 += W) {
+            ptrdiff_t off = dmlcpu_scan_block_offset(k0, W, SCAN_ES, forward);
+            V x = SCAN_SV(load)(in + off);
+            V r;
+            if (forward) {
+                r = SCAN_SV(cumsum)(SCAN_SV(prefix_fwd)(x), carry);
+                carry = SCAN_SV(bcast_hi)(r);
+            } else {
+                r = SCAN_SV(cumsum)(SCAN_SV(prefix_bwd)(x), carry);
+                carry = SCAN_SV(bcast_lo)(r);
+            }
+            if (exclusive) r = SCAN_SV(sub)(r, x);
+            if (nt) SCAN_SV(stream_line)(out + off, r);
+            else SCAN_SV(store)(out + off, r);
+        }
+        SCAN_ACC lanes[W];
+        SCAN_SV(lanes)(carry, lanes);
+        a = lanes[0];
+        for (size_t k = full; k < axis_len; k++) {
+            SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
+            if (exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+            a = SCAN_COMBINE(a, x);
+            if (!exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
+        }
+    }
+    if (stream) dmlcpu_ov_fence();
+}
+#endif

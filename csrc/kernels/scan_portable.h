@@ -1,0 +1,139 @@
+/*
+ * Template (scan_types.h): the portable outer and line kernels of one type and operation.
+ * See dmlcpu_scan_fn in internal.h for the two layouts and the strides.
+ *
+ * In place: every element is read before the element at the same address is written, so dst may
+ * be the identical view of src. Each scan combines its elements one after another in walk
+ * order, so the bits are those of the plain sequential loop.
+ */
+
+/* Columns an outer kernel carries at once, their accumulators on the stack (4 to 32 KiB): a
+ * block as wide as a whole 4096-element row keeps the row walks sequential (the prefetchers
+ * follow them) while the accumulators stay in L1/L2 (benchmarks/NOTES.md). */
+#ifndef DMLCPU_SCAN_BLOCK
+#define DMLCPU_SCAN_BLOCK 4096
+#endif
+
+/* One row of the outer kernel, inclusive: acc = acc op in; out = acc. The packed branch (both
+ * strides the element size) is a unit-stride loop the compiler can widen. */
+static inline void SCAN_OP_FN(row_inclusive)(char *out, ptrdiff_t ds, const char *in,
+                                             ptrdiff_t ss, SCAN_ACC *acc, size_t n) {
+    if (ds == SCAN_ES && ss == SCAN_ES) {
+        for (size_t j = 0; j < n; j++) {
+            acc[j] = SCAN_COMBINE(acc[j], SCAN_LOAD(in + j * SCAN_ES));
+            SCAN_STORE(out + j * SCAN_ES, acc[j]);
+        }
+    } else {
+        for (size_t j = 0; j < n; j++) {
+            acc[j] = SCAN_COMBINE(acc[j], SCAN_LOAD(in + (ptrdiff_t)j * ss));
+            SCAN_STORE(out + (ptrdiff_t)j * ds, acc[j]);
+        }
+    }
+}
+
+/* The same, exclusive: out = acc (SCAN_FIRST on the first row); acc = acc op in, the input
+ * read before the output is written. */
+static inline void SCAN_OP_FN(row_exclusive)(char *out, ptrdiff_t ds, const char *in,
+                                             ptrdiff_t ss, SCAN_ACC *acc, size_t n, int first) {
+    if (first) {
+        for (size_t j = 0; j < n; j++) {
+            SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)j * ss);
+            SCAN_STORE(out + (ptrdiff_t)j * ds, SCAN_FIRST);
+            acc[j] = SCAN_COMBINE(acc[j], x);
+        }
+    } else if (ds == SCAN_ES && ss == SCAN_ES) {
+        for (size_t j = 0; j < n; j++) {
+            SCAN_ACC x = SCAN_LOAD(in + j * SCAN_ES);
+            SCAN_STORE(out + j * SCAN_ES, acc[j]);
+            acc[j] = SCAN_COMBINE(acc[j], x);
+        }
+    } else {
+        for (size_t j = 0; j < n; j++) {
+            SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)j * ss);
+            SCAN_STORE(out + (ptrdiff_t)j * ds, acc[j]);
+            acc[j] = SCAN_COMBINE(acc[j], x);
+        }
+    }
+}
+
+/* The axis is not innermost: sweep the rows, one accumulator per column, in blocks. */
+static inline void SCAN_KERNEL(outer)(char *dst, ptrdiff_t dst_axis_stride,
+                                      ptrdiff_t dst_across_stride, const char *src,
+                                      ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
+                                      size_t axis_len, size_t across, int flags) {
+    int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
+    enum { BLOCK = DMLCPU_SCAN_BLOCK };
+    SCAN_ACC acc[BLOCK];
+    for (size_t j0 = 0; j0 < across; j0 += BLOCK) {
+        size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;
+        char *out = dst + (ptrdiff_t)j0 * dst_across_stride;
+        const char *in = src + (ptrdiff_t)j0 * src_across_stride;
+        for (size_t j = 0; j < n; j++) acc[j] = SCAN_IDENTITY;
+        for (size_t k = 0; k < axis_len; k++) {
+            char *out_row = out + (ptrdiff_t)k * dst_axis_stride;
+            const char *in_row = in + (ptrdiff_t)k * src_axis_stride;
+            if (exclusive)
+                SCAN_OP_FN(row_exclusive)(out_row, dst_across_stride, in_row, src_across_stride,
+                                          acc, n, k == 0);
+            else
+                SCAN_OP_FN(row_inclusive)(out_row, dst_across_stride, in_row, src_across_stride,
+                                          acc, n);
+        }
+    }
+}
+
+/* The axis is innermost: lines four at a time, four independent recurrences interleaved so a
+ * float add's latency is not paid once per element; then the rest one by one. */
+static inline void SCAN_KERNEL(line)(char *dst, ptrdiff_t dst_axis_stride,
+                                     ptrdiff_t dst_across_stride, const char *src,
+                                     ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
+                                     size_t axis_len, size_t across, int flags) {
+    int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
+    size_t line = 0;
+    for (; line + 4 <= across; line += 4) {
+        char *o0 = dst + (ptrdiff_t)line * dst_across_stride, *o1 = o0 + dst_across_stride;
+        char *o2 = o1 + dst_across_stride, *o3 = o2 + dst_across_stride;
+        const char *i0 = src + (ptrdiff_t)line * src_across_stride;
+        const char *i1 = i0 + src_across_stride, *i2 = i1 + src_across_stride;
+        const char *i3 = i2 + src_across_stride;
+        SCAN_ACC a0 = SCAN_IDENTITY, a1 = SCAN_IDENTITY, a2 = SCAN_IDENTITY, a3 = SCAN_IDENTITY;
+        for (size_t k = 0; k < axis_len; k++) {
+            ptrdiff_t s = (ptrdiff_t)k * src_axis_stride, d = (ptrdiff_t)k * dst_axis_stride;
+            SCAN_ACC x0 = SCAN_LOAD(i0 + s), x1 = SCAN_LOAD(i1 + s);
+            SCAN_ACC x2 = SCAN_LOAD(i2 + s), x3 = SCAN_LOAD(i3 + s);
+            if (exclusive) {
+                SCAN_STORE(o0 + d, k == 0 ? SCAN_FIRST : a0);
+                SCAN_STORE(o1 + d, k == 0 ? SCAN_FIRST : a1);
+                SCAN_STORE(o2 + d, k == 0 ? SCAN_FIRST : a2);
+                SCAN_STORE(o3 + d, k == 0 ? SCAN_FIRST : a3);
+            }
+            a0 = SCAN_COMBINE(a0, x0);
+            a1 = SCAN_COMBINE(a1, x1);
+            a2 = SCAN_COMBINE(a2, x2);
+            a3 = SCAN_COMBINE(a3, x3);
+            if (!exclusive) {
+                SCAN_STORE(o0 + d, a0);
+                SCAN_STORE(o1 + d, a1);
+                SCAN_STORE(o2 + d, a2);
+                SCAN_STORE(o3 + d, a3);
+            }
+        }
+    }
+    for (; line < across; line++) {
+        char *out = dst + (ptrdiff_t)line * dst_across_stride;
+        const char *in = src + (ptrdiff_t)line * src_across_stride;
+        SCAN_ACC acc = SCAN_IDENTITY;
+        if (exclusive) {
+            for (size_t k = 0; k < axis_len; k++) {
+                SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);
+                SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, k == 0 ? SCAN_FIRST : acc);
+                acc = SCAN_COMBINE(acc, x);
+            }
+        } else {
+            for (size_t k = 0; k < axis_len; k++) {
+                acc = SCAN_COMBINE(acc, SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride));
+                SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, acc);
+            }
+        }
+    }
+}
