@@ -36,7 +36,7 @@ static const struct isa_tables {
     [DMLCPU_ISA_AVX512] = {&dmlcpu_copy_kernels__avx512, &dmlcpu_scan_kernels__avx512},
 #endif
 #if defined(DMLCPU_BUILD_NEON)
-    [DMLCPU_ISA_NEON] = {&dmlcpu_copy_kernels__neon, NULL},
+    [DMLCPU_ISA_NEON] = {&dmlcpu_copy_kernels__neon, &dmlcpu_scan_kernels__neon},
 #endif
 };
 
@@ -70,7 +70,6 @@ static void overlay_copy(dmlcpu_dispatch *t, int isa) {
 /* ---- scan section */
 static void overlay_scan(dmlcpu_dispatch *t, int isa) {
     scan_table *k = isa_tables[isa].scan;
-    if (k == NULL) return; /* an ISA with copy kernels only */
     for (int ty = 0; ty < DMLCPU_SCAN_TYPE_COUNT; ty++)
         for (int op = 0; op < DMLCPU_SCAN_OP_COUNT; op++) {
             if ((*k)[ty][op].outer != NULL) {

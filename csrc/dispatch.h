@@ -47,6 +47,8 @@ extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx2[DMLCPU_SCAN_TYPE_COUN
                                                           [DMLCPU_SCAN_OP_COUNT];
 extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx512[DMLCPU_SCAN_TYPE_COUNT]
                                                             [DMLCPU_SCAN_OP_COUNT];
+extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__neon[DMLCPU_SCAN_TYPE_COUNT]
+                                                          [DMLCPU_SCAN_OP_COUNT];
 /* ---- end of the scan section */
 
 typedef struct dmlcpu_dispatch {
