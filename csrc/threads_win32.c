@@ -24,8 +24,12 @@ static struct {
 
 static void pool_lock(void) { AcquireSRWLockExclusive(&locks.lock); }
 static void pool_unlock(void) { ReleaseSRWLockExclusive(&locks.lock); }
-static void pool_wait_wake(void) { SleepConditionVariableSRW(&locks.wake, &locks.lock, INFINITE, 0); }
-static void pool_wait_done(void) { SleepConditionVariableSRW(&locks.done, &locks.lock, INFINITE, 0); }
+static void pool_wait_wake(void) {
+    SleepConditionVariableSRW(&locks.wake, &locks.lock, INFINITE, 0);
+}
+static void pool_wait_done(void) {
+    SleepConditionVariableSRW(&locks.done, &locks.lock, INFINITE, 0);
+}
 static void pool_wake_all(void) { WakeAllConditionVariable(&locks.wake); }
 static void pool_signal_done(void) { WakeConditionVariable(&locks.done); }
 static int pool_try_own(void) { return TryAcquireSRWLockExclusive(&locks.busy) != 0; }

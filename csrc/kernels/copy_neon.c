@@ -15,46 +15,57 @@
  * LANES * s source elements; returns how many elements were done, the caller does the rest.
  */
 #define DMLCPU_NEON_GATHER(BITS, LANES, SFX)                                                    \
-    static inline size_t DMLCPU_KERNEL(gather##BITS)(char *dst, const char *src, size_t s, size_t n) { \
+    static inline size_t DMLCPU_KERNEL(gather##BITS)(char *dst, const char *src, size_t s,      \
+                                                     size_t n) {                                \
         size_t blocks = dmlcpu_neon_gather_blocks(n, s, LANES);                                 \
         const uint##BITS##_t *in = (const uint##BITS##_t *)(const void *)src;                   \
         uint##BITS##_t *out = (uint##BITS##_t *)(void *)dst;                                    \
+        size_t j;                                                                               \
         switch (s) {                                                                            \
         case 2:                                                                                 \
-            for (size_t j = 0; j < blocks; j++) vst1q_##SFX(out + j * LANES, vld2q_##SFX(in + j * LANES * 2).val[0]); \
+            for (j = 0; j < blocks; j++)                                                        \
+                vst1q_##SFX(out + j * LANES, vld2q_##SFX(in + j * LANES * 2).val[0]);           \
             break;                                                                              \
         case 3:                                                                                 \
-            for (size_t j = 0; j < blocks; j++) vst1q_##SFX(out + j * LANES, vld3q_##SFX(in + j * LANES * 3).val[0]); \
+            for (j = 0; j < blocks; j++)                                                        \
+                vst1q_##SFX(out + j * LANES, vld3q_##SFX(in + j * LANES * 3).val[0]);           \
             break;                                                                              \
         case 4:                                                                                 \
-            for (size_t j = 0; j < blocks; j++) vst1q_##SFX(out + j * LANES, vld4q_##SFX(in + j * LANES * 4).val[0]); \
+            for (j = 0; j < blocks; j++)                                                        \
+                vst1q_##SFX(out + j * LANES, vld4q_##SFX(in + j * LANES * 4).val[0]);           \
             break;                                                                              \
         default: return 0;                                                                      \
         }                                                                                       \
         return blocks * LANES;                                                                  \
     }                                                                                           \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds, const char *src,         \
-                                              ptrdiff_t ss, size_t n) {                         \
-        size_t done = 0, e = BITS / 8;                                                          \
-        if (ss > 0 && ss % (ptrdiff_t)e == 0) done = DMLCPU_KERNEL(gather##BITS)(dst, src, (size_t)ss / e, n); \
-        DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc)(dst + done * e, ds, src + (ptrdiff_t)done * ss, ss, n - done); \
+    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc_vec)(char *dst, ptrdiff_t ds,            \
+                                                            const char *src, ptrdiff_t ss,      \
+                                                            size_t n) {                         \
+        const ptrdiff_t e = BITS / 8;                                                           \
+        size_t done = 0;                                                                        \
+        if (ss > 0 && ss % e == 0)                                                              \
+            done = DMLCPU_KERNEL(gather##BITS)(dst, src, (size_t)(ss / e), n);                  \
+        DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_gc)(dst + (ptrdiff_t)done * e, ds,                  \
+                                                src + (ptrdiff_t)done * ss, ss, n - done);      \
     }
 DMLCPU_NEON_GATHER(16, 8, u16)
 DMLCPU_NEON_GATHER(32, 4, u32)
 
-/* Fill of a packed run with one value; a strided destination stays portable. */
-#define DMLCPU_NEON_FILL(BITS, LANES, SFX)                                                             \
-    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc_vec)(char *dst, ptrdiff_t ds, const char *src,         \
-                                              ptrdiff_t ss, size_t n) {                         \
-        if (ds != BITS / 8) {                                                                   \
+/* Fill of a packed run with one value, two vectors a step; a strided destination stays
+ * portable. */
+#define DMLCPU_NEON_FILL(BITS, LANES, SFX)                                                      \
+    static void DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc_vec)(char *dst, ptrdiff_t ds,            \
+                                                            const char *src, ptrdiff_t ss,      \
+                                                            size_t n) {                         \
+        uint##BITS##_t value;                                                                   \
+        if (ds != (ptrdiff_t)sizeof value) {                                                    \
             DMLCPU_KERNEL(dmlcpu_x##BITS##_copy_bc)(dst, ds, src, ss, n);                       \
             return;                                                                             \
         }                                                                                       \
-        uint##BITS##_t value;                                                                   \
         memcpy(&value, src, sizeof value);                                                      \
-        uint##BITS##x##LANES##_t v = vdupq_n_##SFX(value);                                     \
+        uint##BITS##x##LANES##_t v = vdupq_n_##SFX(value);                                      \
         size_t bytes = n * sizeof value, i = 0;                                                 \
-        for (; i + 2 * DMLCPU_NEON_BYTES <= bytes; i += 2 * DMLCPU_NEON_BYTES) {               \
+        for (; i + 2 * DMLCPU_NEON_BYTES <= bytes; i += 2 * DMLCPU_NEON_BYTES) {                \
             vst1q_##SFX((uint##BITS##_t *)(void *)(dst + i), v);                                \
             vst1q_##SFX((uint##BITS##_t *)(void *)(dst + i + DMLCPU_NEON_BYTES), v);            \
         }                                                                                       \

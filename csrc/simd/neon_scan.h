@@ -55,7 +55,9 @@ DMLCPU_NEON_SV(f64, float64x2_t, double, 2, f64)
 static inline float64x2_t dmlcpu_sv_f64_load(const char *p) {
     return vld1q_f64((const double *)(const void *)p);
 }
-static inline void dmlcpu_sv_f64_store(char *p, float64x2_t v) { vst1q_f64((double *)(void *)p, v); }
+static inline void dmlcpu_sv_f64_store(char *p, float64x2_t v) {
+    vst1q_f64((double *)(void *)p, v);
+}
 
 DMLCPU_NEON_SV(f16, float32x4_t, float, 4, f32)
 static inline float32x4_t dmlcpu_sv_f16_load(const char *p) {
@@ -81,8 +83,12 @@ static inline void dmlcpu_ov_f16_stream(char *p, float32x4_t v) { dmlcpu_sv_f16_
 static inline float32x4_t dmlcpu_ov_f16_acc_load(const float *p) { return vld1q_f32(p); }
 static inline void dmlcpu_ov_f16_acc_store(float *p, float32x4_t v) { vst1q_f32(p, v); }
 static inline float32x4_t dmlcpu_ov_f16_fill(float a) { return vdupq_n_f32(a); }
-static inline float32x4_t dmlcpu_ov_f16_cumsum(float32x4_t a, float32x4_t b) { return vaddq_f32(a, b); }
-static inline float32x4_t dmlcpu_ov_f16_cumprod(float32x4_t a, float32x4_t b) { return vmulq_f32(a, b); }
+static inline float32x4_t dmlcpu_ov_f16_cumsum(float32x4_t a, float32x4_t b) {
+    return vaddq_f32(a, b);
+}
+static inline float32x4_t dmlcpu_ov_f16_cumprod(float32x4_t a, float32x4_t b) {
+    return vmulq_f32(a, b);
+}
 static inline void dmlcpu_ov_fence(void) {}
 
 #endif

@@ -44,7 +44,8 @@ static void runs_of_every_layout(size_t e) {
             /* the same runs under an outer dim, rows apart by more than a run */
             int64_t sizes[2] = {3, lengths[n]};
             int64_t ds[2] = {layouts[l][0] * (lengths[n] + 5), layouts[l][0]};
-            int64_t ss[2] = {-(lengths[n] + 9) * (layouts[l][1] ? layouts[l][1] : 1), layouts[l][1]};
+            int64_t step = layouts[l][1] ? layouts[l][1] : 1;
+            int64_t ss[2] = {-(lengths[n] + 9) * step, layouts[l][1]};
             copy_case(2, sizes, ds, ss, e, "2-d runs");
         }
 }

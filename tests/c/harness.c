@@ -13,7 +13,8 @@ size_t test_misalign;
 
 void test_fail(const char *file, int line, const char *what) {
     test_failures++;
-    if (test_failures <= 30) fprintf(stderr, "FAIL %s:%d [%s] %s\n", file, line, test_context, what);
+    if (test_failures <= 30)
+        fprintf(stderr, "FAIL %s:%d [%s] %s\n", file, line, test_context, what);
 }
 
 static uint64_t state = 1;

@@ -145,8 +145,9 @@ static void scan_case(int32_t ndim, const int64_t *sizes, int axis, size_t t, in
     test_buffer_clone(&expected, &dst);
     reference_scan(&expected.view, &src.view, t, axis, prod, reverse, exclusive);
     const dmlcpu_view *in = mode == 2 ? &dst.view : &src.view;
-    CHECK(dmlcpu_scan(&dst.view, in, TYPES[t].dtype, axis, prod ? DMLCPU_SCAN_PROD : DMLCPU_SCAN_SUM,
-                      reverse, exclusive) == DMLCPU_OK, "scan status");
+    dmlcpu_scan_op op = prod ? DMLCPU_SCAN_PROD : DMLCPU_SCAN_SUM;
+    CHECK(dmlcpu_scan(&dst.view, in, TYPES[t].dtype, axis, op, reverse, exclusive) == DMLCPU_OK,
+          "scan status");
     CHECK(test_buffer_equal(&dst, &expected), "scan result");
     test_buffer_free(&src);
     test_buffer_free(&dst);

@@ -73,7 +73,8 @@ int main(int argc, char **argv) {
             }
             CHECK(dmlcpu_set_num_threads(n) == DMLCPU_OK && dmlcpu_get_num_threads() == n,
                   "set_num_threads");
-            snprintf(test_context, sizeof test_context, "isa=%s threads=%d", dmlcpu_isa_name(isa), n);
+            snprintf(test_context, sizeof test_context, "isa=%s threads=%d",
+                     dmlcpu_isa_name(isa), n);
             long before = test_checks, failed = test_failures;
             run_all();
             printf("%-7s threads=%d: %ld checks, %ld failures\n", dmlcpu_isa_name(isa), n,
