@@ -7,6 +7,7 @@ from ._desc import (CompiledOperator, CumulativeProductOperatorDesc,
                     CumulativeSummationOperatorDesc, JoinOperatorDesc, Slice1OperatorDesc,
                     SliceOperatorDesc, SplitOperatorDesc, TensorDesc, TileOperatorDesc,
                     calc_buffer_tensor_size, compile_operator)
+from ._dxdispatch import run_dxdispatch
 from ._errors import CoreError, DmlcpuError, InvalidArgumentError
 from ._ops import (cumulative_product, cumulative_summation, join, slice, slice1, split, tile)
 from ._support import support_table
@@ -23,4 +24,5 @@ __all__ = [
     "CompiledOperator", "CumulativeProductOperatorDesc", "CumulativeSummationOperatorDesc",
     "JoinOperatorDesc", "Slice1OperatorDesc", "SliceOperatorDesc", "SplitOperatorDesc",
     "TensorDesc", "TileOperatorDesc", "calc_buffer_tensor_size", "compile_operator",
+    "run_dxdispatch",  # DirectML's DxDispatch JSON models (dmlcpu._dxdispatch)
 ]

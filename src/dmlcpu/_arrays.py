@@ -2,6 +2,7 @@
 import numpy as np
 
 from ._errors import InvalidArgumentError
+from ._self_overlap import self_overlaps
 from ._support import supported_data_types
 from ._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES
 from ._validate import level_name
@@ -10,14 +11,6 @@ try:  # NumPy >= 2.0
     from numpy.lib.array_utils import byte_bounds
 except ImportError:  # pragma: no cover - NumPy 1.x
     byte_bounds = np.byte_bounds
-
-try:  # NumPy's exact self-overlap solver is private: without it, tangled strides are refused
-    from numpy._core._multiarray_tests import internal_overlap as _internal_overlap
-except ImportError:  # pragma: no cover - NumPy 1.x or a stripped install
-    try:
-        from numpy.core._multiarray_tests import internal_overlap as _internal_overlap
-    except ImportError:
-        _internal_overlap = None
 
 # Work allowed to np.shares_memory's exact solver before an overlap is assumed.
 _OVERLAP_MAX_WORK = 1 << 20
@@ -79,23 +72,6 @@ def _may_share(a, b):
         return np.shares_memory(a, b, max_work=_OVERLAP_MAX_WORK)
     except np.exceptions.TooHardError:
         return True
-
-
-def self_overlaps(array):
-    """True if two coordinates of the array name the same memory (zero or tangled strides)."""
-    dims = sorted((abs(stride), size) for size, stride in zip(array.shape, array.strides)
-                  if size > 1)
-    reach = array.itemsize
-    for stride, size in dims:
-        if stride < reach:
-            break
-        reach = stride * (size - 1) + reach
-    else:
-        return False
-    if any(size == 0 for size in array.shape):
-        return False
-    # The simple test failed; the exact solver settles interleaved but disjoint layouts.
-    return True if _internal_overlap is None else bool(_internal_overlap(array))
 
 
 def check_no_overlap(op, outputs, inputs, output_field, input_field, in_place_ok=False):

@@ -30,15 +30,19 @@ Output and exit status: with ``--feature-level L`` (1_0 ... 6_4, or "extended"),
 at which DirectML accepts it (and whether extended mode does), status 0; if no feature level
 accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
 Status 2: unreadable file, malformed description or bad usage, with the reason on stderr.
+
+A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
+reported as above, its first line prefixed by its name; the status is the worst.
 """
 import argparse
 import json
 import sys
 
+from . import _registry as R
 from ._desc import OPERATOR_DESCS, TensorDesc, check_operator
 from ._errors import InvalidArgumentError
 from ._types import FeatureLevel
-from ._validate import parse_feature_level
+from ._validate import parse_feature_level, show
 
 NEWEST = max(FeatureLevel)
 
@@ -52,47 +56,15 @@ def _key(name):
     return name.replace("_", "").lower()
 
 
-# Per operator: (DirectML field name, Python keyword, kind, required).
-_FIELDS = {
-    "SPLIT": [("InputTensor", "input_tensor", "tensor", True),
-              ("OutputTensors", "output_tensors", "tensors", True),
-              ("Axis", "axis", "int", True)],
-    "JOIN": [("InputTensors", "input_tensors", "tensors", True),
-             ("OutputTensor", "output_tensor", "tensor", True),
-             ("Axis", "axis", "int", True)],
-    "SLICE": [("InputTensor", "input_tensor", "tensor", True),
-              ("OutputTensor", "output_tensor", "tensor", True),
-              ("Offsets", "offsets", "ints", True), ("Sizes", "sizes", "ints", True),
-              ("Strides", "strides", "ints", True)],
-    "SLICE1": [("InputTensor", "input_tensor", "tensor", True),
-               ("OutputTensor", "output_tensor", "tensor", True),
-               ("InputWindowOffsets", "input_window_offsets", "ints", True),
-               ("InputWindowSizes", "input_window_sizes", "ints", True),
-               ("InputWindowStrides", "input_window_strides", "ints", True)],
-    "TILE": [("InputTensor", "input_tensor", "tensor", True),
-             ("OutputTensor", "output_tensor", "tensor", True),
-             ("Repeats", "repeats", "ints", True)],
-    "CUMULATIVE_SUMMATION": [("InputTensor", "input_tensor", "tensor", True),
-                             ("OutputTensor", "output_tensor", "tensor", True),
-                             ("Axis", "axis", "int", True),
-                             ("AxisDirection", "axis_direction", "direction", False),
-                             ("HasExclusiveSum", "has_exclusive_sum", "bool", False)],
-    "CUMULATIVE_PRODUCT": [("InputTensor", "input_tensor", "tensor", True),
-                           ("OutputTensor", "output_tensor", "tensor", True),
-                           ("Axis", "axis", "int", True),
-                           ("AxisDirection", "axis_direction", "direction", False),
-                           ("HasExclusiveProduct", "has_exclusive_product", "bool", False)],
-}
-# Counts DirectML keeps beside an array: (count field, the array it counts).
-_COUNTS = {"SPLIT": [("OutputCount", "OutputTensors")], "JOIN": [("InputCount", "InputTensors")],
-           "TILE": [("RepeatsCount", "Repeats")]}
-_TENSOR_FIELDS = [("DataType", "data_type", True), ("Sizes", "sizes", True),
-                  ("Strides", "strides", False),
-                  ("TotalTensorSizeInBytes", "total_tensor_size_in_bytes", False),
-                  ("GuaranteedBaseOffsetAlignment", "guaranteed_base_offset_alignment", False),
-                  ("Flags", "flags", False)]
-_FLAG_NAMES = {"NONE": 0, "OWNED_BY_DML": 1}
-_DIRECTION_NAMES = {"INCREASING": 0, "DECREASING": 1}
+# Names JSON may give instead of values: (DirectML's prefix, {name: value}).
+_NAMES = {R.DIRECTION: ("DML_AXIS_DIRECTION_", {"INCREASING": 0, "DECREASING": 1}),
+          R.FLAGS: ("DML_TENSOR_FLAG_", {"NONE": 0, "OWNED_BY_DML": 1})}
+
+
+def _dump(value):
+    """A JSON value for a message (json.dumps of a long number fails like str)."""
+    return show(value) if isinstance(value, int) and not isinstance(value, bool) else \
+        json.dumps(value)
 
 
 def _take(obj, path, known):
@@ -114,18 +86,19 @@ def _take(obj, path, known):
 
 def _int(value, path):
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FormatError(f"{path} must be an integer, not {json.dumps(value)}")
+        raise FormatError(f"{path} must be an integer, not {_dump(value)}")
     return value
 
 
 def _ints(value, path):
     if not isinstance(value, list):
-        raise FormatError(f"{path} must be a list of integers, not {json.dumps(value)}")
+        raise FormatError(f"{path} must be a list of integers, not {_dump(value)}")
     return [_int(v, f"{path}[{i}]") for i, v in enumerate(value)]
 
 
-def _named(value, names, prefix, path):
-    """An int, or a name from names (with an optional DirectML prefix)."""
+def _named(value, kind, path):
+    """An int, or a name of this kind (with an optional DirectML prefix)."""
+    prefix, names = _NAMES[kind]
     if isinstance(value, str):
         name = value.strip().upper()
         if name.startswith(prefix):
@@ -137,36 +110,62 @@ def _named(value, names, prefix, path):
     return _int(value, path)
 
 
-def _tensor(obj, path):
-    known = {_key(name): name for name, _, _ in _TENSOR_FIELDS}
-    known.update({"dimensioncount": "DimensionCount", "type": "Type"})
-    fields = _take(obj, path, known)
+def _tensors(value, path):
+    if not isinstance(value, list):
+        raise FormatError(f"{path} must be a list of tensors")
+    return [_tensor(t, f"{path}[{i}]") for i, t in enumerate(value)]
+
+
+def _data_type(value, path):
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise FormatError(f"{path} must be a type name or value, not {_dump(value)}")
+    return value
+
+
+def _bool(value, path):
+    return value if isinstance(value, bool) else _int(value, path)
+
+
+# How JSON gives each kind of field (the registry's kinds).
+_READ = {R.TENSOR: lambda value, path: _tensor(value, path), R.TENSORS: _tensors,
+         R.INT: _int, R.UINT: _int, R.INTS: _ints, R.UINTS: _ints, R.BOOL: _bool,
+         R.DIRECTION: lambda value, path: _named(value, R.DIRECTION, path),
+         R.FLAGS: lambda value, path: _named(value, R.FLAGS, path), R.DATA_TYPE: _data_type}
+
+
+def _read_fields(obj, fields, path, op=None, extra=()):
+    """The constructor's keyword arguments from obj, by the registry's fields, and obj's keys.
+
+    ``path`` names obj: a tensor's field path, or the operator ``op``. ``extra`` lists more
+    DirectML names a file may give (a tensor's Type); counts (``Field.count``) are checked.
+    """
+    prefix, child = (f"{op}: ", "") if op else (f"{path}.", f"{path}.")
+    known = {_key(f.dml): f.dml for f in fields}
+    known.update({_key(f.count): f.count for f in fields if f.count})
+    known.update({_key(name): name for name in extra})
+    given = _take(obj, path, known)
     kwargs = {}
-    for name, keyword, required in _TENSOR_FIELDS:
-        key = _key(name)
-        if key not in fields:
-            if required:
-                raise FormatError(f"{path}.{name} is missing")
+    for f in fields:
+        key = _key(f.dml)
+        if key not in given:
+            if f.required:
+                raise FormatError(f"{op}: field {f.dml} is missing" if op else
+                                  f"{path}.{f.dml} is missing")
             continue
-        value = fields[key]
-        where = f"{path}.{name}"
-        if name == "DataType":
-            if isinstance(value, bool) or not isinstance(value, (str, int)):
-                raise FormatError(f"{where} must be a type name or value, not {json.dumps(value)}")
-        elif name in ("Sizes", "Strides"):
-            value = None if value is None and name == "Strides" else _ints(value, where)
-        elif name == "TotalTensorSizeInBytes":
-            value = None if value is None else _int(value, where)
-        elif name == "Flags":
-            value = _named(value, _FLAG_NAMES, "DML_TENSOR_FLAG_", where)
-        else:
-            value = _int(value, where)
-        kwargs[keyword] = value
-    if "dimensioncount" in fields and fields["dimensioncount"] != len(kwargs["sizes"]):
-        raise FormatError(f"{path}.DimensionCount is {json.dumps(fields['dimensioncount'])} but "
-                          f"Sizes has {len(kwargs['sizes'])} entries")
-    if "type" in fields and str(fields["type"]).upper() not in ("BUFFER", "DML_TENSOR_TYPE_BUFFER"):
-        raise FormatError(f"{path}.Type is {json.dumps(fields['type'])}; only "
+        value = given[key]
+        kwargs[f.name] = (None if value is None and f.default is None
+                          else _READ[f.kind](value, f"{child}{f.dml}"))
+        if f.count and _key(f.count) in given and given[_key(f.count)] != len(value):
+            raise FormatError(f"{prefix}{f.count} is {_dump(given[_key(f.count)])} but {f.dml} "
+                              f"has {len(value)} entries")
+    return kwargs, given
+
+
+def _tensor(obj, path):
+    kwargs, given = _read_fields(obj, R.TENSOR_DESC_FIELDS, path, extra=["Type"])
+    if "type" in given and not (isinstance(given["type"], str) and given["type"].upper() in (
+            "BUFFER", "DML_TENSOR_TYPE_BUFFER")):
+        raise FormatError(f"{path}.Type is {_dump(given['type'])}; only "
                           f"DML_TENSOR_TYPE_BUFFER tensors exist")
     return TensorDesc(**kwargs)
 
@@ -181,39 +180,11 @@ def parse_operator(obj):
     op = obj[op_keys[0]].strip().upper()
     if op.startswith("DML_OPERATOR_"):
         op = op[len("DML_OPERATOR_"):]
-    if op not in _FIELDS:
-        raise FormatError(f"operator {obj[op_keys[0]]!r} is not one of {', '.join(_FIELDS)}")
-    spec = _FIELDS[op]
-    known = {_key(name): name for name, _, _, _ in spec}
-    known.update({_key(count): count for count, _ in _COUNTS.get(op, [])})
-    fields = _take({k: v for k, v in obj.items() if k != op_keys[0]}, op, known)
-    kwargs = {}
-    for name, keyword, kind, required in spec:
-        key = _key(name)
-        if key not in fields:
-            if required:
-                raise FormatError(f"{op}: field {name} is missing")
-            continue
-        value = fields[key]
-        if kind == "tensor":
-            value = _tensor(value, name)
-        elif kind == "tensors":
-            if not isinstance(value, list):
-                raise FormatError(f"{name} must be a list of tensors")
-            value = [_tensor(t, f"{name}[{i}]") for i, t in enumerate(value)]
-        elif kind == "ints":
-            value = _ints(value, name)
-        elif kind == "direction":
-            value = _named(value, _DIRECTION_NAMES, "DML_AXIS_DIRECTION_", name)
-        elif kind == "bool":
-            value = value if isinstance(value, bool) else _int(value, name)
-        else:
-            value = _int(value, name)
-        kwargs[keyword] = value
-    for count, array in _COUNTS.get(op, []):
-        if _key(count) in fields and fields[_key(count)] != len(fields[_key(array)]):
-            raise FormatError(f"{op}: {count} is {json.dumps(fields[_key(count)])} but {array} "
-                              f"has {len(fields[_key(array)])} entries")
+    if op not in R.OPERATORS:
+        raise FormatError(f"operator {obj[op_keys[0]]!r} is not one of "
+                          f"{', '.join(R.OPERATORS)}")
+    rest = {k: v for k, v in obj.items() if k != op_keys[0]}
+    kwargs, _ = _read_fields(rest, R.OPERATORS[op].fields, op, op=op)
     return OPERATOR_DESCS[op](**kwargs)
 
 
@@ -290,6 +261,10 @@ def main(argv=None):
             except InvalidArgumentError as error:
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
+    from ._cli_dispatch import validate_model  # a DxDispatch model: each of its dispatchables
+    status = validate_model(args.file, level_arg, report)
+    if status is not None:
+        return status
     try:
         with open(args.file, encoding="utf-8") as handle:
             obj = json.load(handle)

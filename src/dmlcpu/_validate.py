@@ -1,9 +1,10 @@
-"""DirectML's operator rules, each checked once with one message (SPEC.md sections 3, 4 and 6).
+"""DirectML's operator rules, each checked once with one message (docs/semantics.md).
 
-The validator serves the eager API and the descriptors alike: it sees tensors only as a data type
-and sizes (anything with ``data_type`` and ``sizes`` attributes), plus the operator's fields. It
-collects every rule a call breaks; ``Violations.raise_if_any`` raises InvalidArgumentError naming
-the first. Messages read ``OP: Field[path] is VALUE but must RULE``.
+The validators serve the eager API and the descriptors alike: they see tensors only as a data type
+and sizes (anything with ``data_type`` and ``sizes`` attributes), plus the operator's fields. Each
+``<op>_violations`` returns every rule a call breaks, as messages reading
+``OP: Field[path] is VALUE but must RULE``; ``raise_violations`` raises InvalidArgumentError naming
+the first. The operator registry (``_registry``) says which validator serves which operator.
 
 ``level`` is a FeatureLevel for strict mode, or None for extended mode: all eleven types, 1 to 8
 dims, and (in the eager API, ``allow_empty``) sizes of 0 and 64-bit sizes.
@@ -13,14 +14,18 @@ from collections.abc import Mapping, Set
 from operator import index as _index
 
 from ._errors import InvalidArgumentError
+from ._self_overlap import strided_self_overlaps
 from ._support import INTRODUCED, dimension_count_range, supported_data_types
-from ._types import AxisDirection, FeatureLevel, TensorDataType
+from ._types import ELEMENT_SIZES, AxisDirection, FeatureLevel, TensorDataType
 
 Tensor = namedtuple("Tensor", "data_type sizes")
 
 UINT32_MAX = 2**32 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-INT64_MAX = 2**63 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+UINT64_MAX = 2**64 - 1
+MAX_DIMS = 8  # no level takes more dimensions: a longer list is refused by its count alone
+_SHOWN_BITS = 256  # longer ints are shown by their length
 
 _LEVEL_ALIASES = {level.label: level for level in FeatureLevel}
 
@@ -46,7 +51,8 @@ def parse_feature_level(value):
         raise TypeError(f"feature_level must be None, a FeatureLevel, an int or a str, not "
                         f"{type(value).__name__}")
     known = ", ".join(level.label for level in FeatureLevel)
-    raise InvalidArgumentError(f"feature_level {value!r} is not a DirectML feature level; "
+    shown = repr(value) if isinstance(value, str) else show(value)
+    raise InvalidArgumentError(f"feature_level {shown} is not a DirectML feature level; "
                                f"use one of {known} (or None for extended mode)")
 
 
@@ -78,8 +84,22 @@ def as_bool(value, field):
         return value
     number = as_int(value, field)
     if number not in (0, 1):
-        raise InvalidArgumentError(f"{field} is {number} but must be 0 or 1 (a BOOL)")
+        raise InvalidArgumentError(f"{field} is {show(number)} but must be 0 or 1 (a BOOL)")
     return bool(number)
+
+
+def show(value):
+    """A value as messages print it: every int, however long (str() refuses past 4,300 digits),
+    and every list, however long (past 8 entries, the first 8 and the count)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, (list, tuple)):
+            shown = ", ".join(show(item) for item in value[:MAX_DIMS])
+            more = f", ... ({len(value)} entries)" if len(value) > MAX_DIMS else ""
+            return f"[{shown}{more}]"
+        return str(value)
+    if value.bit_length() <= _SHOWN_BITS:
+        return str(value)
+    return f"{'-' if value < 0 else ''}(an integer of {value.bit_length()} bits)"
 
 
 class Violations:
@@ -92,17 +112,18 @@ class Violations:
         self.messages = []
 
     def add(self, field, value, rule):
-        self.messages.append(f"{self.op}: {field} is {value} but must {rule}")
+        self.messages.append(f"{self.op}: {field} is {show(value)} but must {rule}")
 
     def note(self, text):
         self.messages.append(f"{self.op}: {text}")
 
-    def raise_if_any(self):
-        if self.messages:
-            first = self.messages[0]
-            more = len(self.messages) - 1
-            message = first if not more else f"{first} (and {more} more: see .violations)"
-            raise InvalidArgumentError(message, self.messages)
+
+def raise_violations(messages):
+    """InvalidArgumentError naming the first message (and counting the rest), if there are any."""
+    if messages:
+        more = len(messages) - 1
+        first = messages[0] if not more else f"{messages[0]} (and {more} more: see .violations)"
+        raise InvalidArgumentError(first, messages)
 
 
 # ---------------------------------------------------------------- rules shared by every operator
@@ -146,7 +167,8 @@ def check_tensors(v, named_tensors, level, allow_empty):
             v.add(f"{field}.DimensionCount", ndim,
                   f"equal {ref_field}.DimensionCount ({len(ref.sizes)})")
             ok = False
-        ok = check_sizes(v, field, tensor.sizes, level, allow_empty) and ok
+        if ndim <= MAX_DIMS:  # past that the count settles it: no size is walked
+            ok = check_sizes(v, field, tensor.sizes, level, allow_empty) and ok
     return ok
 
 
@@ -193,9 +215,12 @@ def check_field_count(v, field, values, ndim):
 
 
 def check_uint_fields(v, field, values, level):
-    """DirectML UINT arrays: never negative; 32 bits in strict mode."""
+    """DirectML UINT arrays: never negative; 32 bits at a feature level.
+
+    A list longer than any dimension count is refused by its count; its entries are not walked.
+    """
     ok = True
-    for i, value in enumerate(values):
+    for i, value in enumerate(values if len(values) <= MAX_DIMS else ()):
         if value < 0:
             v.add(f"{field}[{i}]", value, "be at least 0 (a UINT)")
             ok = False
@@ -205,13 +230,21 @@ def check_uint_fields(v, field, values, level):
     return ok
 
 
+def check_bool(v, field, value):
+    """DirectML's BOOL: True/False, 0 or 1."""
+    if not isinstance(value, bool) and value not in (0, 1):
+        v.add(field, value, "be 0 or 1 (a BOOL)")
+
+
 def _type_name(data_type):
-    return data_type.name if isinstance(data_type, TensorDataType) else repr(data_type)
+    if isinstance(data_type, TensorDataType):
+        return data_type.name
+    return repr(data_type) if isinstance(data_type, str) else show(data_type)
 
 
 # ---------------------------------------------------------------- operators
 
-def validate_split(input_tensor, output_tensors, axis, level, allow_empty=False):
+def split_violations(input_tensor, output_tensors, axis, level, allow_empty=False):
     v = Violations("SPLIT")
     if check_operator_level(v, level):
         if not output_tensors:
@@ -223,10 +256,10 @@ def validate_split(input_tensor, output_tensors, axis, level, allow_empty=False)
                     v, axis, len(input_tensor.sizes)):
                 _check_along_axis(v, "InputTensor", input_tensor, "OutputTensors",
                                   output_tensors, axis)
-    v.raise_if_any()
+    return v.messages
 
 
-def validate_join(input_tensors, output_tensor, axis, level, allow_empty=False):
+def join_violations(input_tensors, output_tensor, axis, level, allow_empty=False):
     v = Violations("JOIN")
     if check_operator_level(v, level):
         if not input_tensors:
@@ -238,7 +271,7 @@ def validate_join(input_tensors, output_tensor, axis, level, allow_empty=False):
                     v, axis, len(output_tensor.sizes)):
                 _check_along_axis(v, "OutputTensor", output_tensor, "InputTensors",
                                   input_tensors, axis)
-    v.raise_if_any()
+    return v.messages
 
 
 def _check_along_axis(v, whole_field, whole, parts_field, parts, axis):
@@ -257,8 +290,8 @@ def _check_along_axis(v, whole_field, whole, parts_field, parts, axis):
               f"equal {whole_field}.Sizes[{axis}] ({whole.sizes[axis]})")
 
 
-def validate_slice(input_tensor, output_tensor, offsets, sizes, strides, level,
-                   allow_empty=False):
+def slice_violations(input_tensor, output_tensor, offsets, sizes, strides, level,
+                     allow_empty=False):
     v = Violations("SLICE")
     if check_operator_level(v, level):
         named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
@@ -272,20 +305,23 @@ def validate_slice(input_tensor, output_tensor, offsets, sizes, strides, level,
             check_uint_fields(v, "Strides", strides, level)
             if counts_ok:
                 for i in range(ndim):
-                    if sizes[i] != output_tensor.sizes[i]:
-                        v.add(f"Sizes[{i}]", sizes[i],
-                              f"equal OutputTensor.Sizes[{i}] ({output_tensor.sizes[i]})")
-                    if sizes[i] == 0:
-                        if offsets[i] > input_tensor.sizes[i]:
-                            v.add(f"Offsets[{i}]", offsets[i],
-                                  f"be at most InputTensor.Sizes[{i}] ({input_tensor.sizes[i]})")
-                        continue
-                    last = offsets[i] + strides[i] * (sizes[i] - 1)
-                    if last >= input_tensor.sizes[i]:
-                        v.add(f"Offsets[{i}] + Strides[{i}] * (Sizes[{i}] - 1)",
-                              f"{offsets[i]} + {strides[i]} * {sizes[i] - 1} = {last}",
-                              f"be less than InputTensor.Sizes[{i}] ({input_tensor.sizes[i]})")
-    v.raise_if_any()
+                    _check_slice_dim(v, i, input_tensor.sizes[i], output_tensor.sizes[i],
+                                     offsets[i], sizes[i], strides[i])
+    return v.messages
+
+
+def _check_slice_dim(v, i, input_size, output_size, offset, size, stride):
+    if size != output_size:
+        v.add(f"Sizes[{i}]", size, f"equal OutputTensor.Sizes[{i}] ({output_size})")
+    if size == 0:
+        if offset > input_size:
+            v.add(f"Offsets[{i}]", offset, f"be at most InputTensor.Sizes[{i}] ({input_size})")
+        return
+    last = offset + stride * (size - 1)
+    if last >= input_size:
+        v.add(f"Offsets[{i}] + Strides[{i}] * (Sizes[{i}] - 1)",
+              f"{show(offset)} + {show(stride)} * {show(size - 1)} = {show(last)}",
+              f"be less than InputTensor.Sizes[{i}] ({input_size})")
 
 
 def slice1_max_output_size(window_size, window_stride):
@@ -293,8 +329,8 @@ def slice1_max_output_size(window_size, window_stride):
     return 1 + (window_size - 1) // abs(window_stride) if window_size > 0 else 0
 
 
-def validate_slice1(input_tensor, output_tensor, window_offsets, window_sizes, window_strides,
-                    level, allow_empty=False):
+def slice1_violations(input_tensor, output_tensor, window_offsets, window_sizes, window_strides,
+                      level, allow_empty=False):
     v = Violations("SLICE1")
     if check_operator_level(v, level):
         named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
@@ -305,7 +341,7 @@ def validate_slice1(input_tensor, output_tensor, window_offsets, window_sizes, w
                              check_field_count(v, "InputWindowStrides", window_strides, ndim)])
             check_uint_fields(v, "InputWindowOffsets", window_offsets, level)
             check_uint_fields(v, "InputWindowSizes", window_sizes, level)
-            for i, stride in enumerate(window_strides):
+            for i, stride in enumerate(window_strides if len(window_strides) <= MAX_DIMS else ()):
                 if stride == 0:
                     v.add(f"InputWindowStrides[{i}]", 0, "not be 0")
                 elif level is not None and not INT32_MIN <= stride <= INT32_MAX:
@@ -317,7 +353,7 @@ def validate_slice1(input_tensor, output_tensor, window_offsets, window_sizes, w
                     _check_slice1_dim(v, i, input_tensor.sizes[i], output_tensor.sizes[i],
                                       window_offsets[i], window_sizes[i], window_strides[i],
                                       allow_empty)
-    v.raise_if_any()
+    return v.messages
 
 
 def _check_slice1_dim(v, i, input_size, output_size, offset, size, stride, allow_empty):
@@ -325,17 +361,17 @@ def _check_slice1_dim(v, i, input_size, output_size, offset, size, stride, allow
         v.add(f"InputWindowSizes[{i}]", 0, "be at least 1 (the window is never empty)")
         return
     if offset + size > input_size:
-        v.add(f"InputWindowOffsets[{i}] + InputWindowSizes[{i}]", f"{offset} + {size}",
+        v.add(f"InputWindowOffsets[{i}] + InputWindowSizes[{i}]", f"{show(offset)} + {show(size)}",
               f"be at most InputTensor.Sizes[{i}] ({input_size})")
     most = slice1_max_output_size(size, stride)
     least = 1 if size > 0 else 0
     if not least <= output_size <= most:
         v.add(f"OutputTensor.Sizes[{i}]", output_size,
               f"be between {least} and 1 + (InputWindowSizes[{i}] - 1) // "
-              f"|InputWindowStrides[{i}]| ({most})")
+              f"|InputWindowStrides[{i}]| ({show(most)})")
 
 
-def validate_tile(input_tensor, output_tensor, repeats, level, allow_empty=False):
+def tile_violations(input_tensor, output_tensor, repeats, level, allow_empty=False):
     v = Violations("TILE")
     if check_operator_level(v, level):
         named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
@@ -352,12 +388,15 @@ def validate_tile(input_tensor, output_tensor, repeats, level, allow_empty=False
                         v.add(f"OutputTensor.Sizes[{i}]", output_tensor.sizes[i],
                               f"equal InputTensor.Sizes[{i}] * Repeats[{i}] "
                               f"({input_tensor.sizes[i]} * {repeat} = {expected})")
-    v.raise_if_any()
+    return v.messages
 
 
-def validate_cumulative(op, input_tensor, output_tensor, axis, axis_direction, level,
-                        allow_empty=False):
-    """CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT share every rule."""
+def cumulative_violations(op, input_tensor, output_tensor, axis, axis_direction, exclusive,
+                          level, allow_empty=False):
+    """CUMULATIVE_SUMMATION and CUMULATIVE_PRODUCT share every rule.
+
+    ``exclusive`` (HasExclusiveSum / HasExclusiveProduct) is a BOOL: the registry checks its kind.
+    """
     v = Violations(op)
     if check_operator_level(v, level):
         named = [("InputTensor", input_tensor), ("OutputTensor", output_tensor)]
@@ -370,7 +409,30 @@ def validate_cumulative(op, input_tensor, output_tensor, axis, axis_direction, l
         if axis_direction not in (AxisDirection.INCREASING, AxisDirection.DECREASING):
             v.add("AxisDirection", axis_direction,
                   "be DML_AXIS_DIRECTION_INCREASING (0) or DML_AXIS_DIRECTION_DECREASING (1)")
-    v.raise_if_any()
+    return v.messages
+
+
+# The eager API's raising forms of the validators above.
+
+def _raising(violations):
+    def validate(*args, **kwargs):
+        raise_violations(violations(*args, **kwargs))
+    validate.__name__ = "validate_" + violations.__name__[:-len("_violations")]
+    return validate
+
+
+validate_split = _raising(split_violations)
+validate_join = _raising(join_violations)
+validate_slice = _raising(slice_violations)
+validate_slice1 = _raising(slice1_violations)
+validate_tile = _raising(tile_violations)
+
+
+def validate_cumulative(op, input_tensor, output_tensor, axis, axis_direction, level,
+                        allow_empty=False):
+    """The caller has already read HasExclusive* with ``as_bool``."""
+    raise_violations(cumulative_violations(op, input_tensor, output_tensor, axis, axis_direction,
+                                           False, level, allow_empty))
 
 
 # ---------------------------------------------------------------- buffer tensors (descriptors)
@@ -378,8 +440,14 @@ def validate_cumulative(op, input_tensor, output_tensor, axis, axis_direction, l
 TENSOR_FLAG_OWNED_BY_DML = 1
 
 
-def calc_buffer_tensor_size(element_size, sizes, strides=None):
-    """DMLCalcBufferTensorSize: the fewest bytes a buffer tensor's elements reach, rounded to 4.
+def element_size(data_type):
+    """Bytes per element (0 for a data type DirectML does not know)."""
+    return ELEMENT_SIZES.get(data_type, 0)
+
+
+def min_buffer_bytes(element_size, sizes, strides=None):
+    """DMLCalcBufferTensorSize's formula: the fewest bytes a buffer tensor's elements reach,
+    rounded to 4 (the public ``calc_buffer_tensor_size`` checks its arguments, then calls this).
 
     Packed: product(sizes) * element_size; strided: (sum((size - 1) * stride) + 1) * element_size.
     Assumes sizes of at least 1 and strides of at least 0 (checked by check_buffer_tensor).
@@ -394,7 +462,7 @@ def calc_buffer_tensor_size(element_size, sizes, strides=None):
 
 
 def check_buffer_tensor(v, field, desc, level, is_input):
-    """DML_BUFFER_TENSOR_DESC rules (SPEC.md section 2) the operator rules do not already check.
+    """DML_BUFFER_TENSOR_DESC rules (docs/semantics.md) the operator rules do not already check.
 
     The operator's validator checks each tensor's type, dimension count and sizes (at least 1;
     32-bit limits at a feature level). Here: the same 32-bit size limits in extended mode (a
@@ -404,7 +472,7 @@ def check_buffer_tensor(v, field, desc, level, is_input):
     """
     ok = True
     sizes, strides = desc.sizes, desc.strides
-    if level is None and all(size >= 1 for size in sizes):
+    if level is None and len(sizes) <= MAX_DIMS and all(size >= 1 for size in sizes):
         ok = _check_uint32_sizes(v, field, sizes)
     if strides is not None:
         if len(strides) != len(sizes):
@@ -414,10 +482,10 @@ def check_buffer_tensor(v, field, desc, level, is_input):
         else:
             ok = check_uint_fields(v, f"{field}.Strides", strides, level or FeatureLevel.FL_1_0) \
                 and ok
-    element_size = _element_size(desc.data_type)
+    elsize = element_size(desc.data_type)
     minimum = None
-    if ok and element_size and 1 <= len(sizes) <= 8 and all(size >= 1 for size in sizes):
-        minimum = calc_buffer_tensor_size(element_size, sizes, strides)
+    if ok and elsize and 1 <= len(sizes) <= MAX_DIMS and all(size >= 1 for size in sizes):
+        minimum = min_buffer_bytes(elsize, sizes, strides)
     if minimum is not None and minimum > INT64_MAX:
         # DirectML's UINT64 would hold it, but no buffer of a 64-bit process can: every byte
         # offset dmlcpu computes must fit in int64.
@@ -427,20 +495,20 @@ def check_buffer_tensor(v, field, desc, level, is_input):
         ok = False
     total = desc.total_tensor_size_in_bytes
     if total is not None:
-        if total < 0 or total > 2**64 - 1:
+        if total < 0 or total > UINT64_MAX:
             v.add(f"{field}.TotalTensorSizeInBytes", total, "fit in 64 bits (a UINT64)")
             ok = False
         elif minimum is not None and total < minimum:
             v.add(f"{field}.TotalTensorSizeInBytes", total,
-                  f"be at least DMLCalcBufferTensorSize ({minimum})")
+                  f"be at least DMLCalcBufferTensorSize ({show(minimum)})")
             ok = False
     alignment = desc.guaranteed_base_offset_alignment
     if alignment > UINT32_MAX:
         v.add(f"{field}.GuaranteedBaseOffsetAlignment", alignment,
               f"fit in 32 bits (at most {UINT32_MAX})")
     elif alignment != 0 and (alignment < 0 or alignment & (alignment - 1)
-                             or (element_size and alignment < element_size)):
-        least = f"at least the element size ({element_size})" if element_size else ""
+                             or (elsize and alignment < elsize)):
+        least = f"at least the element size ({elsize})" if elsize else ""
         v.add(f"{field}.GuaranteedBaseOffsetAlignment", alignment,
               f"be 0 or a power of two {least}".rstrip())
     if desc.flags not in (0, TENSOR_FLAG_OWNED_BY_DML):
@@ -468,27 +536,11 @@ def _check_uint32_sizes(v, field, sizes):
     return ok
 
 
-def check_output_self_overlap(v, field, desc, element_size):
+def check_output_self_overlap(v, field, desc):
     """An output's strides may not map two coordinates to one element (0 or tangled strides)."""
     strides = desc.strides
-    if strides is not None and _strided_self_overlaps(desc.sizes, strides, element_size):
+    if strides is not None and strided_self_overlaps(desc.sizes, strides,
+                                                     element_size(desc.data_type)):
         v.add(f"{field}.Strides", list(strides),
-              f"map every coordinate of Sizes {list(desc.sizes)} to its own element (an output "
+              f"map every coordinate of Sizes {show(desc.sizes)} to its own element (an output "
               f"must not overlap itself)")
-
-
-def _strided_self_overlaps(sizes, strides, element_size):
-    """_arrays.self_overlaps on a metadata-only NumPy view: no memory is read or allocated."""
-    import numpy as np
-    from numpy.lib.stride_tricks import as_strided
-
-    from ._arrays import self_overlaps
-    base = np.empty(1, dtype=f"V{element_size}")
-    view = as_strided(base, shape=tuple(sizes),
-                      strides=tuple(s * element_size for s in strides), writeable=False)
-    return self_overlaps(view)
-
-
-def _element_size(data_type):
-    from ._types import ELEMENT_SIZES
-    return ELEMENT_SIZES.get(data_type, 0)

@@ -1,0 +1,100 @@
+"""python -m dmlcpu dispatch MODEL.json: run a DxDispatch model on the CPU.
+
+Runs the model's commands in order, as DxDispatch does: ``print`` writes DxDispatch's text to
+stdout, ``writeFile`` writes .npy or raw files. Every dispatchable, binding and command is
+checked first (at ``--feature-level``, default the latest, 6_4); a refused model prints nothing
+to stdout and every problem to stderr, one per line, naming the resource, dispatchable or
+command and the field. Exit status: 0 ran, 1 refused, 2 unreadable file or bad usage.
+"""
+import argparse
+import sys
+
+from ._dxdispatch import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
+from ._dxdispatch_json import ModelFileError, read_model_file
+from ._dxdispatch_model import parse_dispatchable
+from ._dxdispatch_values import ModelError
+from ._errors import InvalidArgumentError
+from ._validate import parse_feature_level
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m dmlcpu dispatch", description=__doc__.split("\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", help="a DxDispatch JSON model (.json)")
+    parser.add_argument("--feature-level", metavar="L", default=LATEST.label,
+                        help="check dispatchables at this level: 1_0 ... 6_4 (default), or "
+                             "'extended' for dmlcpu's extended mode")
+    parser.add_argument("--input-path", metavar="DIR",
+                        help="folder of relative sourcePath files (default: the model's)")
+    parser.add_argument("--output-path", metavar="DIR",
+                        help="folder of relative writeFile targets (default: the current one)")
+    parser.add_argument("-i", "--dispatch-iterations", metavar="N", type=int, default=1,
+                        help="run each dispatch N times (default 1)")
+    parser.add_argument("--max-bytes", metavar="N", type=int, default=DEFAULT_MAX_BYTES,
+                        help=f"the most bytes all resources may hold (default "
+                             f"{DEFAULT_MAX_BYTES})")
+    return parser
+
+
+def validate_model(path, level_arg, report):
+    """``python -m dmlcpu validate`` on a DxDispatch model: its ``report(desc, level_arg)`` for
+    every dispatchable, each first line naming the dispatchable. Returns the exit status (the
+    worst; 2 if a dispatchable is malformed), or None if path holds no DxDispatch model."""
+    try:
+        model = read_model_file(path)
+    except (OSError, ModelFileError):
+        return None
+    if not isinstance(model, dict) or not isinstance(model.get("dispatchables"), dict):
+        return None
+    status = 0
+    for name, obj in model["dispatchables"].items():
+        prefix = f"dispatchable {name!r}: "
+        try:
+            desc, _ = parse_dispatchable(obj)
+        except ModelError as error:
+            for message in error.errors:
+                print(f"dmlcpu validate: {path}: {prefix}{message}", file=sys.stderr)
+            status = 2
+            continue
+        code, lines = report(desc, level_arg)
+        print("\n".join(line if line.startswith(" ") else prefix + line for line in lines))
+        status = max(status, code)
+    return status
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse printed the usage; keep its status (0 for --help)
+        return 0 if exit_.code == 0 else 2
+    prefix = "dmlcpu dispatch"
+    try:
+        level = (None if args.feature_level.strip().lower() == "extended"
+                 else parse_feature_level(args.feature_level))
+    except InvalidArgumentError as error:
+        print(f"{prefix}: {error}", file=sys.stderr)
+        return 2
+    if args.dispatch_iterations < 1:
+        print(f"{prefix}: --dispatch-iterations must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        run_dxdispatch(args.model, feature_level=level, input_path=args.input_path,
+                       output_path=args.output_path,
+                       dispatch_iterations=args.dispatch_iterations, max_bytes=args.max_bytes)
+    except OSError as error:
+        print(f"{prefix}: cannot read {args.model}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except ModelFileError as error:
+        print(f"{prefix}: {args.model}: {error}", file=sys.stderr)
+        return 2
+    except ModelError as error:
+        for message in error.errors:
+            print(f"{prefix}: {args.model}: {message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
