@@ -15,7 +15,11 @@ core_target() {
   else echo other; fi
 }
 
-core_msvc() { echo | "$@" -dM -E - 2>/dev/null | grep -q '#define _MSC_VER '; }
+core_msvc() { # (the macros captured first: grep -q closing the pipe early fails under pipefail)
+  local macros
+  macros=$(echo | "$@" -dM -E - 2>/dev/null)
+  grep -q '#define _MSC_VER ' <<<"$macros"
+}
 
 core_objects() {
   local out=$1; shift
