@@ -13,8 +13,8 @@ import pytest
 
 import dmlcpu
 from dmlcpu import AxisDirection, _core
-from thread_pool import thread_counts
 from scan_reference import PROD, SUM, reference_scan
+from thread_pool import thread_counts
 
 USABLE = _core._config()["usable_isas"]
 WIDE = [isa for isa in USABLE if isa != "scalar"]

@@ -10,6 +10,7 @@ import pytest
 
 import dmlcpu
 from dmlcpu._core import Plan
+
 from thread_pool import HAS_POOL, needs_pool, thread_counts
 
 # subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
