@@ -46,6 +46,8 @@ ISA_FLAGS = {
         "avx512vbmi": (["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi", "-mavx2",
                         "-mfma", "-mf16c"], ["/arch:AVX512"]),
     },
+    # NEON is the aarch64 baseline: its units need no flag
+    "aarch64": {"neon": ([], [])},
 }
 
 INCLUDE_DIRS = ["csrc/include", "csrc"]

@@ -32,6 +32,33 @@ static uint64_t xgetbv0(void) {
 #endif
 #endif
 
+#if defined(DMLCPU_X86_64) && defined(__APPLE__)
+#include <stdio.h>
+#include <sys/sysctl.h>
+/*
+ * macOS turns a thread's AVX-512 state (XCR0 bits 5-7) on lazily, at its first AVX-512
+ * instruction, so XCR0 at init says no on Macs that have it; the kernel advertises the state it
+ * will keep through sysctl instead. Kernels before Darwin 21.3 (macOS 12.2) could lose the
+ * opmask registers k0-k7 across a signal (golang/go#49233), so AVX-512 is refused there.
+ */
+static int sysctl_flag(const char *name) {
+    int value = 0;
+    size_t size = sizeof value;
+    return sysctlbyname(name, &value, &size, NULL, 0) == 0 && value != 0;
+}
+
+static int macos_keeps_zmm_state(void) {
+    char release[32];
+    size_t size = sizeof release;
+    int major = 0, minor = 0;
+    if (sysctlbyname("kern.osrelease", release, &size, NULL, 0) != 0) return 0;
+    release[sizeof release - 1] = '\0';
+    if (sscanf(release, "%d.%d", &major, &minor) != 2) return 0;
+    if (major < 21 || (major == 21 && minor < 3)) return 0;
+    return sysctl_flag("hw.optional.avx512f");
+}
+#endif
+
 uint32_t dmlcpu_detect_cpu_features(void) {
     uint32_t f = 0;
 #if defined(DMLCPU_X86_64)
@@ -49,6 +76,9 @@ uint32_t dmlcpu_detect_cpu_features(void) {
     /* XCR0 bits 1-2: SSE and AVX (YMM upper) state; bits 5-7: opmask and ZMM state. */
     int os_ymm = (xcr0 & 0x6) == 0x6;
     int os_zmm = (xcr0 & 0xE6) == 0xE6;
+#if defined(__APPLE__)
+    if (os_ymm && !os_zmm) os_zmm = macos_keeps_zmm_state();
+#endif
     if (os_ymm) f |= DMLCPU_CPU_OS_YMM;
     if (os_zmm) f |= DMLCPU_CPU_OS_ZMM;
     if (avx && os_ymm) f |= DMLCPU_CPU_AVX;

@@ -18,6 +18,9 @@
     !(defined(__x86_64__) || defined(_M_X64))
 #error "x86 kernels are built only for a compiler that targets x86-64"
 #endif
+#if defined(DMLCPU_BUILD_NEON) && !(defined(__aarch64__) || defined(_M_ARM64))
+#error "NEON kernels are built only for a compiler that targets aarch64"
+#endif
 
 typedef const dmlcpu_scan_kernels scan_table[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT];
 
@@ -32,6 +35,9 @@ static const struct isa_tables {
 #endif
 #if defined(DMLCPU_BUILD_AVX512)
     [DMLCPU_ISA_AVX512] = {&dmlcpu_copy_kernels__avx512, &dmlcpu_scan_kernels__avx512},
+#endif
+#if defined(DMLCPU_BUILD_NEON)
+    [DMLCPU_ISA_NEON] = {&dmlcpu_copy_kernels__neon, &dmlcpu_scan_kernels__neon},
 #endif
 };
 

@@ -47,6 +47,8 @@ extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx2[DMLCPU_SCAN_TYPE_COUN
                                                           [DMLCPU_SCAN_OP_COUNT];
 extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx512[DMLCPU_SCAN_TYPE_COUNT]
                                                             [DMLCPU_SCAN_OP_COUNT];
+extern const dmlcpu_scan_kernels dmlcpu_scan_kernels__neon[DMLCPU_SCAN_TYPE_COUNT]
+                                                          [DMLCPU_SCAN_OP_COUNT];
 /* ---- end of the scan section */
 
 typedef struct dmlcpu_dispatch {
@@ -64,6 +66,7 @@ extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__scalar;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512;
 extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512vbmi; /* sub-feature of avx512 */
+extern const dmlcpu_copy_kernels dmlcpu_copy_kernels__neon;
 
 /* Orders non-temporal stores before what follows (the end of a streaming copy); baseline SSE. */
 #if defined(__x86_64__) || defined(_M_X64)

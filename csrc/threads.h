@@ -11,11 +11,13 @@
 
 #include "internal.h"
 
-#if !defined(_WIN32)
+#if defined(_WIN32)
+#define DMLCPU_POOL_WIN32 1 /* threads_win32.c */
+#else
 #define DMLCPU_POOL_POSIX 1 /* threads_posix.c */
 #endif
 
-#if defined(DMLCPU_POOL_POSIX)
+#if defined(DMLCPU_POOL_POSIX) || defined(DMLCPU_POOL_WIN32)
 #define DMLCPU_HAVE_POOL 1
 /* The processors this process may use, 1 .. DMLCPU_MAX_THREADS. */
 int dmlcpu_pool_default_threads(void);

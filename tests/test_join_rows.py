@@ -17,9 +17,10 @@ from dmlcpu._errors import CoreError
 import reference
 from arrays import Layout, SentinelOutput, contiguous_layout, random_input
 from conftest import assert_same_bits
+from thread_pool import thread_counts
 
 DTYPES = (np.int8, np.float16, np.uint16, np.float32, np.int32, np.float64, np.uint64)
-THREADS = (1, 3)
+THREADS = thread_counts(1, 3)
 
 
 @pytest.fixture(params=THREADS)

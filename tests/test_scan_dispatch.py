@@ -15,6 +15,7 @@ import dmlcpu
 from dmlcpu import AxisDirection, _core
 from conftest import assert_same_bits, usable_isas
 from scan_reference import PROD, SUM, reference_scan
+from thread_pool import thread_counts
 
 USABLE = usable_isas()
 WIDE = [isa for isa in USABLE if isa != "scalar"]
@@ -185,7 +186,7 @@ def test_thread_counts_give_identical_bits(shape, axis, dtype):
         _core._force_isa("scalar")
         expected = scan(op, x, axis, reverse, exclusive)
         _core._force_isa(None)
-        for n in (1, 2, 3, 7):
+        for n in thread_counts(1, 2, 3, 7):
             dmlcpu.set_num_threads(n)
             assert_same_bits(scan(op, x, axis, reverse, exclusive), expected,
                              (shape, axis, op, n))

@@ -12,10 +12,11 @@ import dmlcpu
 from dmlcpu._core import Plan
 
 from conftest import usable_isas
+from thread_pool import HAS_POOL, needs_pool, thread_counts
 
 # subprocesses import the dmlcpu this test imported (installed, or src/ in a checkout)
 SRC = os.path.dirname(os.path.dirname(dmlcpu.__file__))
-COUNTS = (1, 2, 3, 7)
+COUNTS = thread_counts(1, 2, 3, 7)
 
 
 @pytest.fixture(autouse=True)
@@ -107,12 +108,21 @@ def test_streamed_rows_identical_across_thread_counts():
         [x1[:, :, :1400].copy(), x1[:, :, 1400:].copy()])
 
 
+@needs_pool
 def test_set_get_num_threads():
     for n in (1, 2, 5, 256):
         dmlcpu.set_num_threads(n)
         assert dmlcpu.get_num_threads() == n
     dmlcpu.set_num_threads(np.int64(3))
     assert dmlcpu.get_num_threads() == 3
+
+
+@pytest.mark.skipif(HAS_POOL, reason="this build has a thread pool")
+def test_without_a_pool_only_one_thread():
+    dmlcpu.set_num_threads(1)
+    assert dmlcpu.get_num_threads() == 1
+    with pytest.raises(ValueError, match="no thread pool"):
+        dmlcpu.set_num_threads(2)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 257, 10 ** 20])
@@ -139,10 +149,19 @@ def threads_in_child(value):
     return int(out.stdout)
 
 
+def usable_cpus():
+    """The processors this process may run on, as Python sees them."""
+    if hasattr(os, "process_cpu_count"):  # Python 3.13+: the affinity on every system
+        return os.process_cpu_count()
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count()
+
+
+@needs_pool
 def test_num_threads_environment_variable():
     default = threads_in_child(None)
-    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert default == min(affinity, 256)
+    assert default == min(usable_cpus(), 256)
     assert threads_in_child("3") == 3
     assert threads_in_child("0") == default      # invalid: ignored
     assert threads_in_child("lots") == default
@@ -151,7 +170,7 @@ def test_num_threads_environment_variable():
 def test_python_threads_call_concurrently():
     """Several Python threads run large copies at once (the GIL is released): each result is
     correct whether its call got the pool or ran on its own thread."""
-    dmlcpu.set_num_threads(2)
+    dmlcpu.set_num_threads(max(thread_counts(2)))
     rng = np.random.default_rng(4)
     inputs = [rng.integers(0, 1000, size=(8, 256, 300)).astype(np.int32) + i for i in range(4)]
     errors = []
@@ -178,6 +197,7 @@ def test_python_threads_call_concurrently():
     assert errors == []
 
 
+@needs_pool
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_pool_works_after_fork():
     """The child of a process whose pool has started must not wait for workers it lacks."""
@@ -249,7 +269,7 @@ def test_random_copies_every_isa_and_thread_count(e):
         for isa in usable_isas():
             _core._force_isa(isa)
             try:
-                for n in (1, 3):
+                for n in thread_counts(1, 3):
                     dmlcpu.set_num_threads(n)
                     out = np.zeros_like(expected)
                     plan.run([src], [out])

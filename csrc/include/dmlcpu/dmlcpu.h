@@ -116,8 +116,9 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
  *
  * dmlcpu_init detects the CPU once and fills the kernel table; every entry point calls it, so
  * calling it first is optional (the Python module calls it at import). Environment variables are
- * read once, by the first dmlcpu_init: DMLCPU_FORCE_ISA=scalar|avx2|avx512 caps the table at that
- * ISA, DMLCPU_DISABLE_ISA=avx512[,avx2] removes ISAs, DMLCPU_NUM_THREADS sets the thread count.
+ * read once, by the first dmlcpu_init: DMLCPU_FORCE_ISA=scalar|avx2|avx512|neon caps the table
+ * at that ISA, DMLCPU_DISABLE_ISA=avx512[,avx2] removes ISAs, DMLCPU_NUM_THREADS sets the thread
+ * count.
  */
 typedef enum dmlcpu_isa {
     DMLCPU_ISA_SCALAR = 0,

@@ -1,0 +1,214 @@
+/*
+ * dmlcpu_copy, dmlcpu_copy_group and dmlcpu_tile against plain loops: every element width, every
+ * run layout (packed, gather, scatter, both strided, broadcast), negative strides, long runs
+ * that stream and get shared among threads, blocked transposes, JOIN/SPLIT groups.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const size_t WIDTHS[] = {1, 2, 4, 8};
+
+static void reference_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t e) {
+    int64_t idx[DMLCPU_MAX_DIMS] = {0};
+    if (test_count(dst) == 0) return;
+    do memcpy(test_element(dst, idx, e), test_element(src, idx, e), e);
+    while (test_next_index(idx, dst->sizes, dst->ndim));
+}
+
+/* One copy of sizes between views with the given element strides, checked byte for byte. */
+static void copy_case(int32_t ndim, const int64_t *sizes, const int64_t *dst_strides,
+                      const int64_t *src_strides, size_t e, const char *what) {
+    test_buffer src, dst, expected;
+    test_buffer_make(&src, ndim, sizes, src_strides, e, 0);
+    test_buffer_make(&dst, ndim, sizes, dst_strides, e, 0xA5);
+    test_buffer_clone(&expected, &dst);
+    reference_copy(&expected.view, &src.view, e);
+    CHECK(dmlcpu_copy(&dst.view, &src.view, e) == DMLCPU_OK, what);
+    CHECK(test_buffer_equal(&dst, &expected), what);
+    test_buffer_free(&src);
+    test_buffer_free(&dst);
+    test_buffer_free(&expected);
+}
+
+static void runs_of_every_layout(size_t e) {
+    /* {dst stride, src stride} in elements: packed, gathers, scatters, both strided, broadcast */
+    static const int64_t layouts[][2] = {{1, 1}, {1, 2}, {1, 3}, {1, 4}, {1, 5}, {1, -1}, {1, -2},
+                                         {2, 1}, {-3, 1}, {3, 2}, {2, -3}, {1, 0}, {-2, 0}};
+    static const int64_t lengths[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65,
+                                      100, 127, 128, 129, 255, 256, 257, 1031};
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+        for (size_t n = 0; n < sizeof lengths / sizeof lengths[0]; n++) {
+            copy_case(1, &lengths[n], &layouts[l][0], &layouts[l][1], e, "1-d run");
+            /* the same runs under an outer dim, rows apart by more than a run */
+            int64_t sizes[2] = {3, lengths[n]};
+            int64_t ds[2] = {layouts[l][0] * (lengths[n] + 5), layouts[l][0]};
+            int64_t step = layouts[l][1] ? layouts[l][1] : 1;
+            int64_t ss[2] = {-(lengths[n] + 9) * step, layouts[l][1]};
+            copy_case(2, sizes, ds, ss, e, "2-d runs");
+        }
+}
+
+static void large_copies(size_t e) {
+    /* 6 MiB packed: the streaming copy, split among threads with misaligned ends */
+    int64_t n = ((int64_t)6 << 20) / (int64_t)e + 3, one = 1;
+    copy_case(1, &n, &one, &one, e, "6 MiB packed");
+    /* a blocked transpose, and one too thin to block */
+    int64_t t_sizes[2] = {64, 4096}, t_dst[2] = {4096, 1}, t_src[2] = {1, 64};
+    copy_case(2, t_sizes, t_dst, t_src, e, "64x4096 transpose");
+    int64_t u_sizes[2] = {517, 2051}, u_dst[2] = {2051, 1}, u_src[2] = {1, 517};
+    if (e == 4) copy_case(2, u_sizes, u_dst, u_src, e, "517x2051 transpose");
+    /* 5 MiB of 100-byte rows into a packed destination: the row-streaming kernel */
+    int64_t rows = ((int64_t)5 << 20) / 100, r_sizes[2] = {rows, 100 / (int64_t)e};
+    int64_t r_dst[2] = {100 / (int64_t)e, 1}, r_src[2] = {128 / (int64_t)e, 1};
+    copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows");
+    /* 3-d, mixed signs, a gather too large for one thread */
+    int64_t m_sizes[3] = {5, 300, 700}, m_dst[3] = {300 * 700, 700, 1};
+    int64_t m_src[3] = {-(300 * 1500), 1500, 2};
+    copy_case(3, m_sizes, m_dst, m_src, e, "3-d mixed strides");
+    int64_t b_sizes[3] = {4, 1000, 600}, b_dst[3] = {600000, 600, 1}, b_src[3] = {1, 0, 0};
+    copy_case(3, b_sizes, b_dst, b_src, e, "large broadcast fill");
+}
+
+void test_copies(void) {
+    for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
+        runs_of_every_layout(WIDTHS[w]);
+        if (WIDTHS[w] > 1) { /* elements off their natural alignment: no kernel may assume it */
+            test_misalign = 1;
+            runs_of_every_layout(WIDTHS[w]);
+            test_misalign = 0;
+        }
+        large_copies(WIDTHS[w]);
+    }
+}
+
+/* JOIN of parts along axis 1 of a (rows, sum of widths) output, then SPLIT back. */
+static void group_case(int64_t rows, const int64_t *widths, int count, size_t e) {
+    enum { MAXP = 4 };
+    int64_t total = 0;
+    for (int k = 0; k < count; k++) total += widths[k];
+    int64_t out_sizes[2] = {rows, total}, out_strides[2] = {total, 1};
+    test_buffer parts[MAXP], joined, expected, split[MAXP], split_expected[MAXP];
+    dmlcpu_view dsts[MAXP], srcs[MAXP];
+    test_buffer_make(&joined, 2, out_sizes, out_strides, e, 0x5A);
+    test_buffer_clone(&expected, &joined);
+    int64_t at = 0;
+    for (int k = 0; k < count; k++) {
+        int64_t sizes[2] = {rows, widths[k]}, strides[2] = {widths[k], 1};
+        test_buffer_make(&parts[k], 2, sizes, strides, e, 0);
+        srcs[k] = parts[k].view;
+        dsts[k] = joined.view;
+        dsts[k].data += at * (int64_t)e;
+        dsts[k].sizes[1] = widths[k];
+        dmlcpu_view into = dsts[k];
+        into.data = expected.view.data + at * (int64_t)e;
+        reference_copy(&into, &srcs[k], e);
+        at += widths[k];
+    }
+    CHECK(dmlcpu_copy_group(dsts, srcs, (size_t)count, 1, e) == DMLCPU_OK, "JOIN group");
+    CHECK(test_buffer_equal(&joined, &expected), "JOIN group");
+    /* SPLIT: the joined output's blocks back into fresh parts */
+    for (int k = 0; k < count; k++) {
+        int64_t sizes[2] = {rows, widths[k]}, strides[2] = {widths[k], 1};
+        test_buffer_make(&split[k], 2, sizes, strides, e, 0x3C);
+        srcs[k] = dsts[k];
+        dsts[k] = split[k].view;
+        test_buffer_clone(&split_expected[k], &split[k]);
+        reference_copy(&split_expected[k].view, &srcs[k], e);
+    }
+    CHECK(dmlcpu_copy_group(dsts, srcs, (size_t)count, 1, e) == DMLCPU_OK, "SPLIT group");
+    for (int k = 0; k < count; k++) {
+        CHECK(test_buffer_equal(&split[k], &split_expected[k]), "SPLIT group");
+        test_buffer_free(&parts[k]);
+        test_buffer_free(&split[k]);
+        test_buffer_free(&split_expected[k]);
+    }
+    test_buffer_free(&joined);
+    test_buffer_free(&expected);
+}
+
+static void reference_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t e) {
+    int64_t idx[DMLCPU_MAX_DIMS] = {0}, from[DMLCPU_MAX_DIMS];
+    do {
+        for (int32_t d = 0; d < dst->ndim; d++) from[d] = idx[d] % src->sizes[d];
+        memcpy(test_element(dst, idx, e), test_element(src, from, e), e);
+    } while (test_next_index(idx, dst->sizes, dst->ndim));
+}
+
+static void tile_case(int32_t ndim, const int64_t *in_sizes, const int64_t *repeats, size_t e) {
+    int64_t out_sizes[DMLCPU_MAX_DIMS], in_strides[DMLCPU_MAX_DIMS], out_strides[DMLCPU_MAX_DIMS];
+    int64_t in_step = 1, out_step = 1;
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+        out_sizes[d] = in_sizes[d] * repeats[d];
+        in_strides[d] = -in_step; /* the input walked backwards, to be unlike the output */
+        out_strides[d] = out_step;
+        in_step *= in_sizes[d];
+        out_step *= out_sizes[d];
+    }
+    test_buffer src, dst, expected;
+    test_buffer_make(&src, ndim, in_sizes, in_strides, e, 0);
+    test_buffer_make(&dst, ndim, out_sizes, out_strides, e, 0x77);
+    test_buffer_clone(&expected, &dst);
+    reference_tile(&expected.view, &src.view, e);
+    CHECK(dmlcpu_tile(&dst.view, &src.view, e) == DMLCPU_OK, "tile");
+    CHECK(test_buffer_equal(&dst, &expected), "tile");
+    test_buffer_free(&src);
+    test_buffer_free(&dst);
+    test_buffer_free(&expected);
+}
+
+void test_groups_and_tiles(void) {
+    static const int64_t small[] = {5, 1, 17}, wide[] = {33, 100, 17, 64};
+    for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
+        size_t e = WIDTHS[w];
+        group_case(7, small, 3, e);
+        group_case(20000, wide, 4, e); /* large enough for the streamed one-pass path */
+        int64_t a[3] = {3, 5, 7}, ra[3] = {2, 3, 4};
+        tile_case(3, a, ra, e);
+        int64_t b[4] = {1, 33, 17, 31}, rb[4] = {2, 2, 5, 7}; /* several MiB: threads */
+        tile_case(4, b, rb, e);
+        int64_t c[1] = {1}, rc[1] = {1000};
+        tile_case(1, c, rc, e);
+    }
+}
+
+void test_invalid_arguments(void) {
+    int64_t n = 4, one = 1;
+    test_buffer a, b;
+    test_buffer_make(&a, 1, &n, &one, 4, 0);
+    test_buffer_make(&b, 1, &n, &one, 4, 0);
+    dmlcpu_view bad = a.view;
+    CHECK(dmlcpu_copy(&a.view, &b.view, 3) == DMLCPU_E_INVALID, "element size 3 refused");
+    bad.ndim = DMLCPU_MAX_DIMS + 1;
+    CHECK(dmlcpu_copy(&bad, &b.view, 4) == DMLCPU_E_INVALID, "9 dims refused");
+    bad = a.view;
+    bad.sizes[0] = -1;
+    CHECK(dmlcpu_copy(&bad, &b.view, 4) == DMLCPU_E_INVALID, "negative size refused");
+    bad = a.view;
+    bad.sizes[0] = 5;
+    CHECK(dmlcpu_copy(&bad, &b.view, 4) == DMLCPU_E_INVALID, "size mismatch refused");
+    bad = a.view;
+    bad.sizes[0] = 3;
+    bad.strides[0] = INT64_MAX / 2 + 1; /* 2 steps of 2^62 bytes: past int64 */
+    dmlcpu_view b3 = b.view;
+    b3.sizes[0] = 3;
+    CHECK(dmlcpu_copy(&bad, &b3, 4) == DMLCPU_E_OVERFLOW, "byte offset overflow refused");
+    CHECK(dmlcpu_scan(&a.view, &b.view, (dmlcpu_dtype)12, 0, DMLCPU_SCAN_SUM, 0, 0)
+              == DMLCPU_E_INVALID, "unknown dtype refused");
+    CHECK(dmlcpu_scan(&a.view, &b.view, DMLCPU_FLOAT32, 1, DMLCPU_SCAN_SUM, 0, 0)
+              == DMLCPU_E_INVALID, "axis out of range refused");
+    CHECK(dmlcpu_scan(&a.view, &b.view, DMLCPU_FLOAT32, 0, (dmlcpu_scan_op)2, 0, 0)
+              == DMLCPU_E_INVALID, "unknown scan op refused");
+    CHECK(dmlcpu_tile(&a.view, &b.view, 4) == DMLCPU_OK, "tile by 1 is a copy");
+    bad = a.view;
+    bad.sizes[0] = 3;
+    CHECK(dmlcpu_tile(&bad, &b.view, 4) == DMLCPU_E_INVALID, "tile by a non-multiple refused");
+    CHECK(dmlcpu_set_num_threads(0) == DMLCPU_E_INVALID, "0 threads refused");
+    CHECK(dmlcpu_set_num_threads(DMLCPU_MAX_THREADS + 1) == DMLCPU_E_INVALID, "257 refused");
+    CHECK(dmlcpu_force_isa(DMLCPU_ISA_COUNT) == DMLCPU_E_INVALID, "unknown ISA refused");
+    CHECK(dmlcpu_dtype_size(DMLCPU_FLOAT16) == 2 && dmlcpu_dtype_size(DMLCPU_INT64) == 8 &&
+              dmlcpu_dtype_size(0) == 0, "dtype sizes");
+    test_buffer_free(&a);
+    test_buffer_free(&b);
+}
