@@ -251,32 +251,31 @@ def _type_name(data_type):
 # ---------------------------------------------------------------- operators
 
 def split_violations(input_tensor, output_tensors, axis, level, allow_empty=False):
-    v = Violations("SPLIT")
-    if check_operator_level(v, level):
-        if not output_tensors:
-            v.add("OutputCount", 0, "be at least 1")
-        else:
-            named = [("InputTensor", input_tensor)]
-            named += [(f"OutputTensors[{k}]", t) for k, t in enumerate(output_tensors)]
-            if check_tensors(v, named, level, allow_empty) and check_axis(
-                    v, axis, len(input_tensor.sizes)):
-                _check_along_axis(v, "InputTensor", input_tensor, "OutputTensors",
-                                  output_tensors, axis)
-    return v.messages
+    return _group_violations("SPLIT", ("InputTensor", input_tensor),
+                             ("OutputTensors", "OutputCount", output_tensors), axis, level,
+                             allow_empty)
 
 
 def join_violations(input_tensors, output_tensor, axis, level, allow_empty=False):
-    v = Violations("JOIN")
+    return _group_violations("JOIN", ("OutputTensor", output_tensor),
+                             ("InputTensors", "InputCount", input_tensors), axis, level,
+                             allow_empty)
+
+
+def _group_violations(op, whole, parts, axis, level, allow_empty):
+    """SPLIT and JOIN are mirrors: one whole tensor and a list of parts along ``axis``."""
+    whole_name, whole_tensor = whole
+    parts_name, count_name, part_tensors = parts
+    v = Violations(op)
     if check_operator_level(v, level):
-        if not input_tensors:
-            v.add("InputCount", 0, "be at least 1")
+        if not part_tensors:
+            v.add(count_name, 0, "be at least 1")
         else:
-            named = [("OutputTensor", output_tensor)]
-            named += [(f"InputTensors[{k}]", t) for k, t in enumerate(input_tensors)]
+            named = [(whole_name, whole_tensor)]
+            named += [(f"{parts_name}[{k}]", t) for k, t in enumerate(part_tensors)]
             if check_tensors(v, named, level, allow_empty) and check_axis(
-                    v, axis, len(output_tensor.sizes)):
-                _check_along_axis(v, "OutputTensor", output_tensor, "InputTensors",
-                                  input_tensors, axis)
+                    v, axis, len(whole_tensor.sizes)):
+                _check_along_axis(v, whole_name, whole_tensor, parts_name, part_tensors, axis)
     return v.messages
 
 
