@@ -198,7 +198,8 @@ def expected_shapes(op, x, fields):
         shape = tuple(x.shape)
         if op == "split":
             axis = fields["axis"]
-            return [shape[:axis] + (n,) + shape[axis + 1:] for n in fields["output_axis_sizes"]]
+            return [shape[:axis] + (int(n),) + shape[axis + 1:]  # Python ints: no wrap
+                    for n in fields["output_axis_sizes"]]
         if op == "join":
             axis = fields["axis"]
             out = list(x[0].shape)
@@ -210,7 +211,7 @@ def expected_shapes(op, x, fields):
             if fields.get("output_sizes") is not None:  # None: the default, the most
                 return [tuple(fields["output_sizes"])]
             steps = fields["input_window_strides"] or [1] * len(shape)
-            return [tuple(1 + (w - 1) // abs(s) if w else 0
+            return [tuple(1 + (int(w) - 1) // abs(int(s)) if w else 0  # Python ints: no wrap
                           for w, s in zip(fields["input_window_sizes"], steps))]
         if op == "tile":  # Python ints: np.int64 repeats would wrap
             return [tuple(s * int(r) for s, r in zip(shape, fields["repeats"]))]
