@@ -210,6 +210,13 @@ int64_t dmlcpu_stream_threshold(void) {
     return atomic_load_explicit(&threshold, memory_order_relaxed);
 }
 
+/* glibc compares one thread's copy with the threshold; a call on T threads is T such copies. At
+ * two threads here, an 8 MiB copy streamed ran at DRAM's write speed (46 GB/s) where ordinary
+ * stores into the cache it fits ran at 93 (benchmarks/NOTES.md). */
+int dmlcpu_streams(int64_t bytes) {
+    return bytes / dmlcpu_threads_for(bytes) >= dmlcpu_stream_threshold();
+}
+
 void dmlcpu_set_stream_threshold(int64_t bytes) {
     dmlcpu_init();
     atomic_store(&threshold, bytes < 0 ? info.stream_threshold : bytes);

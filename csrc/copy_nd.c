@@ -133,11 +133,11 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
         c.unit = 1;
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
-        if (total_bytes >= dmlcpu_stream_threshold() && c.run >= STREAM_MIN_RUN_BYTES &&
+        if (dmlcpu_streams(total_bytes) && c.run >= STREAM_MIN_RUN_BYTES &&
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (total_bytes >= dmlcpu_stream_threshold() && inner >= 1 && c.run >= 64 &&
+        } else if (dmlcpu_streams(total_bytes) && inner >= 1 && c.run >= 64 &&
                    dst_strides[inner - 1] == c.run && table->copy.stream_rows != NULL) {
             /* shorter runs, but packed one after the other in the destination */
             c.kind = PANEL_ROWS;
@@ -159,16 +159,16 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
     c.outer_count = 1;
     for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d]; /* <= the element count */
 
-    int threads = dmlcpu_threads_for(total_bytes, INT64_MAX);
-    if (threads > 1 && c.outer_count < threads) {
+    int chunks = dmlcpu_chunks_for(total_bytes, INT64_MAX);
+    if (chunks > 1 && c.outer_count < chunks) {
         /* too few outer steps to share: cut each panel instead */
         c.split_panel = 1;
         c.panel_split = c.kind == PANEL_RUN ? c.run : c.rows;
         c.split_align = c.kind != PANEL_RUN ? TRANSPOSE_BLOCK_ROWS : (c.unit == 1 ? 64 : 16);
         int64_t pieces = (c.panel_split + c.split_align - 1) / c.split_align;
-        threads = dmlcpu_threads_for(total_bytes, pieces);
+        chunks = dmlcpu_chunks_for(total_bytes, pieces);
     }
-    dmlcpu_parallel(copy_chunk, &c, threads);
+    dmlcpu_parallel(copy_chunk, &c, chunks);
 }
 
 dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {

@@ -40,9 +40,9 @@
 /* In a streamed pass, shorter blocks are all edge lines: ordinary stores. */
 #define STREAM_MIN_BLOCK_BYTES (2 * LINE_BYTES)
 /*
- * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream from
- * dmlcpu_stream_threshold() bytes written, like the per-run streaming of a copy; shorter blocks only from
- * STREAM_SHORT_MIN_BYTES. JOIN 4x(64,64,1024) along axis 2, one thread, ratio to memcpy, part by
+ * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream where dmlcpu_streams
+ * says so for the bytes written, like the per-run streaming of a copy; shorter blocks only from
+ * STREAM_SHORT_MIN_BYTES as well. JOIN 4x(64,64,1024) along axis 2, one thread, ratio to memcpy, part by
  * part / one pass streamed (python -m dmlcpu bench, separate processes, medians): int8 (16 MiB
  * out, 1 KiB blocks) 0.74 / 0.70, float16 (32 MiB, 2 KiB) 1.47 / 1.40, float32 (64 MiB, 4 KiB)
  * 0.99 / 1.33, float64 (128 MiB, 8 KiB) 0.57 / 0.83; one pass with ordinary stores, against
@@ -182,10 +182,10 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
     int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
-    if (total_bytes >= dmlcpu_stream_threshold() &&
+    if (dmlcpu_streams(total_bytes) &&
         (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES))
         g->stream = dmlcpu_dispatch_table()->copy.stream;
-    dmlcpu_parallel(group_chunk, g, dmlcpu_threads_for(total_bytes, g->outer_count));
+    dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
     return 1;
 }
 

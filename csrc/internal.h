@@ -85,13 +85,15 @@ void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize);
 
 /*
  * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call
- * one thread does it all (waking the pool costs ~10-20 us), and each thread gets at least
- * DMLCPU_PARALLEL_CHUNK_BYTES. Outputs of at least dmlcpu_stream_threshold() bytes (cache.c: set
- * from the last-level cache at init) are written with non-temporal stores where a kernel has
- * them: they cannot stay cached, so ordinary stores would only evict useful lines.
+ * one thread does it all (waking the pool costs ~10-100 us), and each chunk gets at least
+ * DMLCPU_PARALLEL_CHUNK_BYTES. An output is written with non-temporal stores, where a kernel has
+ * them, when dmlcpu_streams says so: each thread of the call writes at least
+ * dmlcpu_stream_threshold() bytes (cache.c: set from the last-level cache at init), which cannot
+ * stay cached, so ordinary stores would only evict useful lines.
  */
 #define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
+int dmlcpu_streams(int64_t bytes);
 
 /* The last-level cache and the streaming threshold (cache.c), detected by dmlcpu_init. */
 void dmlcpu_cache_init(void);
@@ -101,8 +103,11 @@ int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing);
 /*
  * The parallel-for every driver uses (threads.c). A call cuts its work into independent chunks
  * whose results do not depend on which thread runs them, nor on how many chunks there are.
- *   dmlcpu_threads_for: how many chunks a call writing `bytes` bytes in `units` independent
- *     pieces should have (1 below DMLCPU_PARALLEL_MIN_BYTES; never more than the thread count,
+ *   dmlcpu_threads_for: how many threads a call writing `bytes` bytes uses (1 below
+ *     DMLCPU_PARALLEL_MIN_BYTES; never more than the thread count or
+ *     bytes / DMLCPU_PARALLEL_CHUNK_BYTES);
+ *   dmlcpu_chunks_for: how many chunks such a call in `units` independent pieces should have
+ *     (1 on one thread; else a few per thread, never more than
  *     bytes / DMLCPU_PARALLEL_CHUNK_BYTES or units);
  *   dmlcpu_share: chunk i of n as [*lo, *hi) of [0, total), boundaries on multiples of align
  *     (the last chunk takes the ragged end), an even share without overflow;
@@ -110,7 +115,8 @@ int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing);
  *     else on the calling thread; either way every chunk is done on return.
  */
 typedef void (*dmlcpu_task_fn)(void *ctx, int chunk, int chunks);
-int dmlcpu_threads_for(int64_t bytes, int64_t units);
+int dmlcpu_threads_for(int64_t bytes);
+int dmlcpu_chunks_for(int64_t bytes, int64_t units);
 void dmlcpu_share(int64_t total, int64_t align, int chunk, int chunks, int64_t *lo, int64_t *hi);
 void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks);
 

@@ -18,6 +18,8 @@
 #include "dispatch.h"
 #include "walk.h"
 
+#define OUTER_STRIP_MIN_BYTES 4096
+
 static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
     switch (dtype) {
     case DMLCPU_UINT8: case DMLCPU_INT8: *type = DMLCPU_SCAN_U8; return 1;
@@ -169,13 +171,20 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     c.across = inner_size;
     c.positions = 1;
     for (int32_t d = 0; d + 1 < c.ndim; d++) c.positions *= c.sizes[d];
-    /* outer: whole cache lines of columns per chunk; line: whole groups of 16 lines */
-    c.align = outer ? (int64_t)(64 / elsize) : 16;
+    /* outer: a page of columns per chunk at least (each row's part of a narrower strip starts
+     * the prefetchers anew: an int8 (8192,4096) scan along axis 0 in 2 KiB strips on 2 threads
+     * took 4x the time of one thread); line: whole groups of 16 lines */
+    c.align = outer ? (int64_t)(OUTER_STRIP_MIN_BYTES / elsize) : 16;
 
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
-    if (total_bytes >= dmlcpu_stream_threshold()) c.flags |= DMLCPU_SCAN_STREAM;
+    /* A line kernel stores a block of each of 16-64 lines in turn: ordinary stores then read
+     * every line for ownership, and non-temporal ones were 2x faster from 2 MiB here at any
+     * thread count (benchmarks/NOTES.md), so lines stream by the output's whole size. Outer rows
+     * are stored in order, like a copy's runs. */
+    if (outer ? dmlcpu_streams(total_bytes) : total_bytes >= dmlcpu_stream_threshold())
+        c.flags |= DMLCPU_SCAN_STREAM;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
-    dmlcpu_parallel(scan_chunk, &c, dmlcpu_threads_for(total_bytes, groups));
+    dmlcpu_parallel(scan_chunk, &c, dmlcpu_chunks_for(total_bytes, groups));
     return DMLCPU_OK;
 }

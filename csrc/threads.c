@@ -49,13 +49,24 @@ int dmlcpu_get_num_threads(void) {
     return atomic_load(&num_threads);
 }
 
-int dmlcpu_threads_for(int64_t bytes, int64_t units) {
+/* Chunks per thread: a thread that starts late (its CPU was busy or asleep) leaves its share to
+ * the others, which claim chunks as they finish theirs, instead of holding the whole call up. */
+#define CHUNKS_PER_THREAD 4
+
+int dmlcpu_threads_for(int64_t bytes) {
     if (bytes < DMLCPU_PARALLEL_MIN_BYTES) return 1;
-    int64_t threads = dmlcpu_get_num_threads();
+    int64_t threads = dmlcpu_get_num_threads(), by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
+    return (int)(by_size < threads ? by_size : threads);
+}
+
+int dmlcpu_chunks_for(int64_t bytes, int64_t units) {
+    int64_t chunks = dmlcpu_threads_for(bytes);
+    if (chunks < 2) return 1;
+    chunks *= CHUNKS_PER_THREAD;
     int64_t by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
-    if (by_size < threads) threads = by_size;
-    if (units < threads) threads = units;
-    return threads < 1 ? 1 : (int)threads;
+    if (by_size < chunks) chunks = by_size;
+    if (units < chunks) chunks = units;
+    return chunks < 1 ? 1 : (int)chunks;
 }
 
 /* Start of chunk i of n in units of align: i * (units / n) plus one for each earlier chunk
@@ -75,7 +86,7 @@ void dmlcpu_share(int64_t total, int64_t align, int chunk, int chunks, int64_t *
 void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks) {
 #if defined(DMLCPU_HAVE_POOL)
     if (chunks > 1) {
-        dmlcpu_pool_run(task, ctx, chunks);
+        dmlcpu_pool_run(task, ctx, chunks, dmlcpu_get_num_threads());
         return;
     }
 #endif

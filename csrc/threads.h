@@ -23,8 +23,8 @@
 int dmlcpu_pool_default_threads(void);
 /* Once, from dmlcpu_threads_init (e.g. fork handlers). */
 void dmlcpu_pool_init(void);
-/* Runs task(ctx, i, chunks) for every i; chunks >= 2. */
-void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks);
+/* Runs task(ctx, i, chunks) for every i on up to `threads` threads; chunks >= 2. */
+void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads);
 #endif
 
 #endif /* DMLCPU_THREADS_H */

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -32,6 +33,11 @@ static void pool_signal_done(void) { pthread_cond_signal(&locks.done); }
 static int pool_try_own(void) { return pthread_mutex_trylock(&locks.busy) == 0; }
 static void pool_disown(void) { pthread_mutex_unlock(&locks.busy); }
 static void pool_start_workers(int want);
+static uint64_t pool_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
 
 #include "pool_impl.h"
 

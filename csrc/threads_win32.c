@@ -35,6 +35,12 @@ static void pool_signal_done(void) { WakeConditionVariable(&locks.done); }
 static int pool_try_own(void) { return TryAcquireSRWLockExclusive(&locks.busy) != 0; }
 static void pool_disown(void) { ReleaseSRWLockExclusive(&locks.busy); }
 static void pool_start_workers(int want);
+static LARGE_INTEGER frequency; /* set once by dmlcpu_pool_init */
+static uint64_t pool_now_ns(void) {
+    LARGE_INTEGER now;
+    QueryPerformanceCounter(&now);
+    return (uint64_t)((double)now.QuadPart * 1e9 / (double)frequency.QuadPart);
+}
 
 #include "pool_impl.h"
 
@@ -57,7 +63,8 @@ int dmlcpu_pool_default_threads(void) {
     return (int)n;
 }
 
-void dmlcpu_pool_init(void) {} /* no fork on Windows: nothing to reset in a child */
+/* No fork on Windows: nothing to reset in a child. */
+void dmlcpu_pool_init(void) { QueryPerformanceFrequency(&frequency); }
 
 static unsigned __stdcall worker_main(void *arg) {
     (void)arg;

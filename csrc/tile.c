@@ -151,9 +151,10 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int64_t src_bytes = src_count * (int64_t)elsize; /* <= dst_count * elsize: no overflow */
     /* doubling in place while the output stays cached (it is not streamed: cache.c) */
     int64_t forced = atomic_load_explicit(&forced_limit, memory_order_relaxed);
-    int64_t limit = forced >= 0 ? forced : TILE_BLOCK_MAX_BYTES, in_place = limit;
-    if (forced < 0 && dmlcpu_stream_threshold() > limit) in_place = dmlcpu_stream_threshold();
-    if (dst_count <= in_place / (int64_t)elsize) return tile_by_doubling(dst, src, elsize);
+    int64_t limit = forced >= 0 ? forced : TILE_BLOCK_MAX_BYTES;
+    int64_t dst_bytes = dst_count * (int64_t)elsize; /* the view check bounds it */
+    if (dst_bytes <= limit || (forced < 0 && !dmlcpu_streams(dst_bytes)))
+        return tile_by_doubling(dst, src, elsize);
 
     /* the block: the input with its innermost k dims tiled, k as large as the limit allows */
     int32_t n = dst->ndim, k = 0;
