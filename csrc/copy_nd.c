@@ -122,10 +122,15 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
     dmlcpu_run_layout layout = dmlcpu_run_layout_of(c.ds, c.ss, elsize);
     c.kernel = table->copy.run[w][layout];
 
-    /* saturates: only a caller that broke the no-self-overlap contract could reach it */
-    int64_t total_bytes = (int64_t)elsize;
-    for (int32_t d = 0; d < p->ndim; d++)
+    /* saturates: only a caller that broke the no-self-overlap contract could reach it. A source
+     * dim of stride 0 (TILE's repeats of a cached block) is read once, not once per step. */
+    int64_t total_bytes = (int64_t)elsize, read_bytes = (int64_t)elsize;
+    for (int32_t d = 0; d < p->ndim; d++) {
         if (dmlcpu_mul_overflows(total_bytes, p->sizes[d], &total_bytes)) total_bytes = INT64_MAX;
+        if (src_strides[d] != 0 && dmlcpu_mul_overflows(read_bytes, p->sizes[d], &read_bytes))
+            read_bytes = INT64_MAX;
+    }
+    int streams = dmlcpu_streams(total_bytes, read_bytes);
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
@@ -133,11 +138,11 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
         c.unit = 1;
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
-        if (dmlcpu_streams(total_bytes) && c.run >= STREAM_MIN_RUN_BYTES &&
+        if (streams && c.run >= STREAM_MIN_RUN_BYTES &&
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (dmlcpu_streams(total_bytes) && inner >= 1 && c.run >= 64 &&
+        } else if (streams && inner >= 1 && c.run >= 64 &&
                    dst_strides[inner - 1] == c.run && table->copy.stream_rows != NULL) {
             /* shorter runs, but packed one after the other in the destination */
             c.kind = PANEL_ROWS;

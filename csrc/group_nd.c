@@ -182,7 +182,7 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
     int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
-    if (dmlcpu_streams(total_bytes) &&
+    if (dmlcpu_streams(total_bytes, total_bytes) &&
         (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES))
         g->stream = dmlcpu_dispatch_table()->copy.stream;
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));

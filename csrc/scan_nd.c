@@ -182,8 +182,9 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
      * every line for ownership, and non-temporal ones were 2x faster from 2 MiB here at any
      * thread count (benchmarks/NOTES.md), so lines stream by the output's whole size. Outer rows
      * are stored in order, like a copy's runs. */
-    if (outer ? dmlcpu_streams(total_bytes) : total_bytes >= dmlcpu_stream_threshold())
-        c.flags |= DMLCPU_SCAN_STREAM;
+    int streams = outer ? dmlcpu_streams(total_bytes, total_bytes)
+                        : total_bytes >= dmlcpu_stream_threshold();
+    if (streams) c.flags |= DMLCPU_SCAN_STREAM;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
     dmlcpu_parallel(scan_chunk, &c, dmlcpu_chunks_for(total_bytes, groups));
     return DMLCPU_OK;

@@ -1,8 +1,8 @@
 /*
  * TILE: out[c] = in[c mod InputSizes].
  *
- * An output below the streaming threshold (cache.c: it stays cached) is written by doubling: the
- * input once into the first tile, then, innermost dim first, the written part copied after itself
+ * An output that stays cached (it is not streamed: cache.c) is written by doubling: the input
+ * once into the first tile, then, innermost dim first, the written part copied after itself
  * until the dim is full. Every pass reads what the previous one just wrote, which is cheap while
  * it is cached, and the passes' runs are long.
  *
@@ -153,7 +153,7 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int64_t forced = atomic_load_explicit(&forced_limit, memory_order_relaxed);
     int64_t limit = forced >= 0 ? forced : TILE_BLOCK_MAX_BYTES;
     int64_t dst_bytes = dst_count * (int64_t)elsize; /* the view check bounds it */
-    if (dst_bytes <= limit || (forced < 0 && !dmlcpu_streams(dst_bytes)))
+    if (dst_bytes <= limit || (forced < 0 && !dmlcpu_streams(dst_bytes, 0)))
         return tile_by_doubling(dst, src, elsize);
 
     /* the block: the input with its innermost k dims tiled, k as large as the limit allows */
