@@ -17,7 +17,9 @@
  * what it waits for. Waking a sleeping thread costs 20-100 us where an idle CPU must first be
  * woken (a VM's idle vCPU is descheduled): more than a whole 2 MiB copy. Calls back to back, and
  * a caller whose last chunks finish a little after its own, then never sleep. The spin is short
- * so that an idle pool does not hold a core that other work between calls could use.
+ * so that an idle pool does not hold a core that other work between calls could use (spinning
+ * on for 20 ms, even yielding the CPU at every turn, slowed ONNX Runtime's next calls on this
+ * machine up to 2.4x: benchmarks/NOTES.md).
  */
 #include <stdatomic.h>
 #include <stdint.h>

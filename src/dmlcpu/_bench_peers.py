@@ -2,9 +2,14 @@
 set to a given thread count.
 
 Every peer runs at the thread count dmlcpu runs at: PyTorch through ``torch.set_num_threads``,
-ONNX Runtime through one session per thread count (``intra_op_num_threads``, spinning off so an
-idle worker cannot steal the core the next measurement needs), NumPy (single-threaded) at one
-thread only. A missing peer is skipped with a note, never an error.
+ONNX Runtime through one session per thread count (``intra_op_num_threads``), NumPy
+(single-threaded) at one thread only. No library's idle workers may keep running into the next
+library's measurement: ONNX Runtime's spinning is off, and PyTorch's OpenMP workers wait
+passively (``OMP_WAIT_POLICY=PASSIVE`` unless the environment says otherwise; it must be set
+before torch is imported). With OpenMP's default spinning, a PyTorch worker held the second core
+through dmlcpu's and ONNX Runtime's next calls: SPLIT int8 8 MiB at two threads took dmlcpu
+0.166 ms after PyTorch against 0.106 ms alone (benchmarks/NOTES.md). dmlcpu's own workers spin
+50 us at most. A missing peer is skipped with a note, never an error.
 """
 import os
 import platform
@@ -12,6 +17,8 @@ import platform
 import numpy as np
 
 import dmlcpu
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 PEER_LABELS = {"dmlcpu": "dmlcpu", "numpy": "NumPy", "torch": "PyTorch",
                "ort": "ONNX Runtime", "memcpy": "memcpy"}
@@ -70,6 +77,7 @@ def machine_info(thread_counts):
         "active_isa": config["active_isa"],
         "thread_counts": list(thread_counts),
     }
+    info["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY")  # PyTorch's idle workers
     if hasattr(os, "getloadavg"):
         info["load_average"] = round(os.getloadavg()[0], 2)  # other work on the machine
     for key in ("stream_threshold", "llc_bytes", "llc_sharing"):

@@ -119,13 +119,18 @@ def markdown(data, plot_dir=None, full_table_path=None):
                                        machine_text(data)),
            "",
            "Every peer runs at the thread count of its column (dmlcpu `set_num_threads`, PyTorch "
-           "`torch.set_num_threads`, ONNX Runtime `intra_op_num_threads` with spinning off, "
-           "through I/O binding); NumPy is single-threaded and is compared at 1 thread only. "
+           "`torch.set_num_threads`, its OpenMP workers %s, ONNX Runtime "
+           "`intra_op_num_threads` with spinning off, through I/O binding), so that no library's "
+           "idle workers keep running into the next one's measurement; NumPy is single-threaded "
+           "and is compared at 1 thread only. "
            "*cold*: rounds interleaved A B C A B C, one call each, every peer on its own buffers, "
            "so each call finds the caches holding the others' data; *warm*: calls of one library "
            "back to back. Each cell is the lowest, over the sizes %s (largest tensor of the call), "
            "of the best peer's time divided by dmlcpu's: above 1, dmlcpu is faster; a miss is "
-           "bold, with the peer that wins and the size." % ", ".join(SIZES),
+           "bold, with the peer that wins and the size." % (
+               "under `OMP_WAIT_POLICY=%s`" % data["machine"]["omp_wait_policy"]
+               if data["machine"].get("omp_wait_policy") else "spinning as OpenMP's default",
+               ", ".join(SIZES)),
            ""] + summary_table(rows) + [""]
     missed = misses(rows)
     if missed:
