@@ -4,6 +4,7 @@
  * product depend only on the low bits of the operands, so truncating on store gives the wrapped
  * result); 4 lanes of 64 bits carry FLOAT64 and 64-bit integers (the 64-bit product is emulated
  * from 32-bit multiplies). FMA is never used: every step rounds as the scalar loop does.
+ * Integer sums along lines take the line-by-line prefix kernel, in lanes of their own width.
  *
  * Only the slots in the table at the bottom are exported: each measured faster than the scalar
  * kernel (benchmarks/NOTES.md); the rest stay NULL and fall back. Compiled with avx2 flags:
@@ -23,9 +24,9 @@
  * (vpmulld's latency on each step of the vertical recurrence): benchmarks/NOTES.md */
 const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx2[DMLCPU_SCAN_TYPE_COUNT]
                                                    [DMLCPU_SCAN_OP_COUNT] = {
-    [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), K(dmlcpu_u8_cumsum_line_simd)},
+    [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), K(dmlcpu_u8_cumsum_line_prefix)},
                         {K(dmlcpu_u8_cumprod_outer_simd), NULL}},
-    [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer_simd), K(dmlcpu_u16_cumsum_line_simd)},
+    [DMLCPU_SCAN_U16] = {{K(dmlcpu_u16_cumsum_outer_simd), K(dmlcpu_u16_cumsum_line_prefix)},
                          {K(dmlcpu_u16_cumprod_outer_simd), K(dmlcpu_u16_cumprod_line_simd)}},
     [DMLCPU_SCAN_U32] = {{K(dmlcpu_u32_cumsum_outer_simd), K(dmlcpu_u32_cumsum_line_prefix)},
                          {K(dmlcpu_u32_cumprod_outer_simd), K(dmlcpu_u32_cumprod_line_simd)}},

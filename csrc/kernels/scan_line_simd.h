@@ -141,15 +141,20 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
     if (nt) dmlcpu_ov_fence();
 }
 
-#if SCAN_IS_SUM && !SCAN_FLOAT && SCAN_ES >= 4
+#if SCAN_IS_SUM && !SCAN_FLOAT && SCAN_HAS_PV
 /*
- * Integer sums along a line, for lines too few to fill the lanes (a single long line), where
- * the lanes are the element's own width: an in-register prefix sum per vector (wrapping
- * addition is associative, so any order gives the same bits), plus the running total broadcast
- * from the previous vector. Needs SCAN_SV(prefix_fwd) / (prefix_bwd) (inclusive sums towards
- * higher / lower addresses), (bcast_hi) / (bcast_lo) (the highest / lowest lane everywhere),
- * (sub) and (stream_line) (a non-temporal store of W elements at an address aligned to W * ES).
- * Exclusive = inclusive minus the element. Many lines go to the transposing kernel.
+ * Integer sums along a line, one line at a time: an in-register prefix sum per vector of the
+ * element's own width (wrapping addition is associative, so any order gives the same bits), plus
+ * the running total broadcast from the previous vector. Needs SCAN_PV(prefix_fwd) / (prefix_bwd)
+ * (inclusive sums towards higher / lower addresses), (bcast_hi) / (bcast_lo) (the highest /
+ * lowest lane everywhere), (sub), (stream_line) (a non-temporal store of W elements at an
+ * address aligned to W * ES), (load), (store), (lanes), (fill), (cumsum). Exclusive = inclusive
+ * minus the element. 32/64-bit lines, when there are enough to fill the lanes, go to the
+ * transposing kernel; 8/16-bit ones never do: it widens them to 32-bit lanes, a block of 8 or 16
+ * elements of each of 8 or 16 lines at a time, and with lines a multiple of 4 KiB apart every
+ * block's stores meet in one L1 set, where a line read front to back streams (one thread,
+ * int8 2048x4096: 3.5 ms transposed, 0.54 ms here; int16 3.2 / 1.1 ms; 65536x64 int8 0.70 /
+ * 0.41 ms: benchmarks/NOTES.md).
  */
 static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride,
                                           ptrdiff_t dst_across_stride, const char *src,
@@ -157,11 +162,11 @@ static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride
                                           size_t axis_len, size_t across, int flags,
                                           const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
-    enum { W = SCAN_SV_W, SB = W * SCAN_ES };
-    typedef SCAN_SV_VEC V;
+    enum { W = SCAN_PV_W, SB = W * SCAN_ES };
+    typedef SCAN_PV_VEC V;
     int forward = src_axis_stride == (ptrdiff_t)SCAN_ES && dst_axis_stride == (ptrdiff_t)SCAN_ES;
     int backward = src_axis_stride == -(ptrdiff_t)SCAN_ES && dst_axis_stride == -(ptrdiff_t)SCAN_ES;
-    if (2 * across >= W || axis_len < W || !(forward || backward)) {
+    if ((SCAN_ES >= 4 && 2 * across >= W) || axis_len < W || !(forward || backward)) {
         SCAN_KERNEL(line_simd)(dst, dst_axis_stride, dst_across_stride, src, src_axis_stride,
                                src_across_stride, axis_len, across, flags, carry);
         return;
@@ -186,24 +191,24 @@ static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride
             a = SCAN_COMBINE(a, x);
             if (!exclusive) SCAN_STORE(out + (ptrdiff_t)k * dst_axis_stride, a);
         }
-        V total = SCAN_SV(fill)(a);
+        V total = SCAN_PV(fill)(a);
         for (size_t k0 = head; k0 < full; k0 += W) {
             ptrdiff_t off = dmlcpu_scan_block_offset(k0, W, SCAN_ES, forward);
-            V x = SCAN_SV(load)(in + off);
+            V x = SCAN_PV(load)(in + off);
             V r;
             if (forward) {
-                r = SCAN_SV(cumsum)(SCAN_SV(prefix_fwd)(x), total);
-                total = SCAN_SV(bcast_hi)(r);
+                r = SCAN_PV(cumsum)(SCAN_PV(prefix_fwd)(x), total);
+                total = SCAN_PV(bcast_hi)(r);
             } else {
-                r = SCAN_SV(cumsum)(SCAN_SV(prefix_bwd)(x), total);
-                total = SCAN_SV(bcast_lo)(r);
+                r = SCAN_PV(cumsum)(SCAN_PV(prefix_bwd)(x), total);
+                total = SCAN_PV(bcast_lo)(r);
             }
-            if (exclusive) r = SCAN_SV(sub)(r, x);
-            if (nt) SCAN_SV(stream_line)(out + off, r);
-            else SCAN_SV(store)(out + off, r);
+            if (exclusive) r = SCAN_PV(sub)(r, x);
+            if (nt) SCAN_PV(stream_line)(out + off, r);
+            else SCAN_PV(store)(out + off, r);
         }
         SCAN_ACC lanes[W];
-        SCAN_SV(lanes)(total, lanes);
+        SCAN_PV(lanes)(total, lanes);
         a = lanes[0];
         for (size_t k = full; k < axis_len; k++) {
             SCAN_ACC x = SCAN_LOAD(in + (ptrdiff_t)k * src_axis_stride);

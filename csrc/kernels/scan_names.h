@@ -8,6 +8,8 @@
  *                   for line and outer kernels (simd/<isa>_scan.h); SCAN_SV_VEC / SCAN_OV_VEC
  *                   their vector types, SCAN_SV_W / SCAN_OV_W their lane counts, SCAN_SV_NT
  *                   whether line kernels stream this type
+ *   SCAN_PV(x)      dmlcpu_pv_<type>_x: prefix primitives, lanes of the element's own width
+ *                   (SCAN_PV_VEC, SCAN_PV_W), where DMLCPU_HAS_PV_<type> says the ISA has them
  */
 #ifndef DMLCPU_SCAN_NAMES_H
 #define DMLCPU_SCAN_NAMES_H
@@ -29,5 +31,9 @@
 #define SCAN_OV_VEC DMLCPU_GLUE(dmlcpu_ov, SCAN_TYPE)
 #define SCAN_OV(x) DMLCPU_GLUE(SCAN_OV_VEC, x)
 #define SCAN_OV_W DMLCPU_GLUE(DMLCPU_OV_W, SCAN_TYPE)
+#define SCAN_PV_VEC DMLCPU_GLUE(dmlcpu_pv, SCAN_TYPE)
+#define SCAN_PV(x) DMLCPU_GLUE(SCAN_PV_VEC, x)
+#define SCAN_PV_W DMLCPU_GLUE(DMLCPU_PV_W, SCAN_TYPE)
+#define SCAN_HAS_PV DMLCPU_GLUE(DMLCPU_HAS_PV, SCAN_TYPE)
 
 #endif /* DMLCPU_SCAN_NAMES_H */

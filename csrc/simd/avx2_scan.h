@@ -103,28 +103,28 @@ DMLCPU_SV_INT32_OPS(u32)
 static inline __m256i dmlcpu_sv_u32_load(const char *p) { return _mm256_loadu_si256((const __m256i *)p); }
 static inline void dmlcpu_sv_u32_store(char *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }
 static inline void dmlcpu_sv_u32_lanes(__m256i v, uint32_t *out) { dmlcpu_sv_u32_store((char *)out, v); }
-static inline void dmlcpu_sv_u32_stream_line(char *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); }
-static inline __m256i dmlcpu_sv_u32_sub(__m256i a, __m256i b) { return _mm256_sub_epi32(a, b); }
+static inline void dmlcpu_pv_u32_stream_line(char *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); }
+static inline __m256i dmlcpu_pv_u32_sub(__m256i a, __m256i b) { return _mm256_sub_epi32(a, b); }
 /* inclusive sums towards higher (fwd) or lower (bwd) lanes: shifts by 1, 2, 4 lanes across the
  * halves (alignr against the other half, or zero) */
-static inline __m256i dmlcpu_sv_u32_prefix_fwd(__m256i v) {
+static inline __m256i dmlcpu_pv_u32_prefix_fwd(__m256i v) {
     __m256i t = _mm256_permute2x128_si256(v, v, 0x08); /* [0, v.lo] */
     v = _mm256_add_epi32(v, _mm256_alignr_epi8(v, t, 12));
     t = _mm256_permute2x128_si256(v, v, 0x08);
     v = _mm256_add_epi32(v, _mm256_alignr_epi8(v, t, 8));
     return _mm256_add_epi32(v, _mm256_permute2x128_si256(v, v, 0x08));
 }
-static inline __m256i dmlcpu_sv_u32_prefix_bwd(__m256i v) {
+static inline __m256i dmlcpu_pv_u32_prefix_bwd(__m256i v) {
     __m256i t = _mm256_permute2x128_si256(v, v, 0x81); /* [v.hi, 0] */
     v = _mm256_add_epi32(v, _mm256_alignr_epi8(t, v, 4));
     t = _mm256_permute2x128_si256(v, v, 0x81);
     v = _mm256_add_epi32(v, _mm256_alignr_epi8(t, v, 8));
     return _mm256_add_epi32(v, _mm256_permute2x128_si256(v, v, 0x81));
 }
-static inline __m256i dmlcpu_sv_u32_bcast_hi(__m256i v) {
+static inline __m256i dmlcpu_pv_u32_bcast_hi(__m256i v) {
     return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7));
 }
-static inline __m256i dmlcpu_sv_u32_bcast_lo(__m256i v) {
+static inline __m256i dmlcpu_pv_u32_bcast_lo(__m256i v) {
     return _mm256_broadcastd_epi32(_mm256_castsi256_si128(v));
 }
 
@@ -178,20 +178,20 @@ static inline __m256i dmlcpu_sv_u64_cumprod(__m256i a, __m256i b) {
                                      _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
     return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
 }
-static inline void dmlcpu_sv_u64_stream_line(char *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); }
-static inline __m256i dmlcpu_sv_u64_sub(__m256i a, __m256i b) { return _mm256_sub_epi64(a, b); }
-static inline __m256i dmlcpu_sv_u64_prefix_fwd(__m256i v) {
+static inline void dmlcpu_pv_u64_stream_line(char *p, __m256i v) { _mm256_stream_si256((__m256i *)p, v); }
+static inline __m256i dmlcpu_pv_u64_sub(__m256i a, __m256i b) { return _mm256_sub_epi64(a, b); }
+static inline __m256i dmlcpu_pv_u64_prefix_fwd(__m256i v) {
     __m256i t = _mm256_permute2x128_si256(v, v, 0x08); /* [0, v.lo] */
     v = _mm256_add_epi64(v, _mm256_alignr_epi8(v, t, 8));
     return _mm256_add_epi64(v, _mm256_permute2x128_si256(v, v, 0x08));
 }
-static inline __m256i dmlcpu_sv_u64_prefix_bwd(__m256i v) {
+static inline __m256i dmlcpu_pv_u64_prefix_bwd(__m256i v) {
     __m256i t = _mm256_permute2x128_si256(v, v, 0x81); /* [v.hi, 0] */
     v = _mm256_add_epi64(v, _mm256_alignr_epi8(t, v, 8));
     return _mm256_add_epi64(v, _mm256_permute2x128_si256(v, v, 0x81));
 }
-static inline __m256i dmlcpu_sv_u64_bcast_hi(__m256i v) { return _mm256_permute4x64_epi64(v, 0xFF); }
-static inline __m256i dmlcpu_sv_u64_bcast_lo(__m256i v) { return _mm256_permute4x64_epi64(v, 0x00); }
+static inline __m256i dmlcpu_pv_u64_bcast_hi(__m256i v) { return _mm256_permute4x64_epi64(v, 0xFF); }
+static inline __m256i dmlcpu_pv_u64_bcast_lo(__m256i v) { return _mm256_permute4x64_epi64(v, 0x00); }
 
 DMLCPU_SV_COMMON(f64, 4, 64)
 static inline __m256i dmlcpu_sv_f64_load(const char *p) { return _mm256_loadu_si256((const __m256i *)p); }
@@ -278,5 +278,95 @@ static inline void dmlcpu_ov_f16_acc_store(float *p, __m256i v) { _mm256_storeu_
 static inline __m256i dmlcpu_ov_f16_fill(float a) { return dmlcpu_sv_f16_fill(a); }
 static inline __m256i dmlcpu_ov_f16_cumsum(__m256i a, __m256i b) { return dmlcpu_sv_f16_cumsum(a, b); }
 static inline __m256i dmlcpu_ov_f16_cumprod(__m256i a, __m256i b) { return dmlcpu_sv_f16_cumprod(a, b); }
+
+/* ------------------------------------------------------------------ prefix (line_prefix)
+ * primitives: lanes of the element's own width, dmlcpu_pv_<type>_*. 32/64-bit ones share the
+ * line kernels' vectors; 8/16-bit ones sum within each 128-bit half by byte shifts, then add
+ * the low half's total to the high half. */
+#define DMLCPU_PV_FROM_SV(TYPE, A)                                                               \
+    typedef __m256i dmlcpu_pv_##TYPE;                                                          \
+    enum { DMLCPU_PV_W_##TYPE = DMLCPU_SV_W_##TYPE };                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_load(const char *p) { return dmlcpu_sv_##TYPE##_load(p); } \
+    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m256i v) { dmlcpu_sv_##TYPE##_store(p, v); } \
+    static inline void dmlcpu_pv_##TYPE##_lanes(__m256i v, A *out) { dmlcpu_sv_##TYPE##_lanes(v, out); } \
+    static inline __m256i dmlcpu_pv_##TYPE##_fill(A a) { return dmlcpu_sv_##TYPE##_fill(a); }   \
+    static inline __m256i dmlcpu_pv_##TYPE##_cumsum(__m256i a, __m256i b) {                    \
+        return dmlcpu_sv_##TYPE##_cumsum(a, b);                                                \
+    }
+DMLCPU_PV_FROM_SV(u32, uint32_t)
+DMLCPU_PV_FROM_SV(u64, uint64_t)
+
+/* TYPE in lanes of BITS; SET1 fills; SHUF_HI / SHUF_LO pick each half's last / first element
+ * for a byte shuffle; BCAST_LO broadcasts the lowest element. */
+#define DMLCPU_PV_NARROW(TYPE, A, W, BITS, SET1, SHUF_HI, SHUF_LO, BCAST_LO)                      \
+    typedef __m256i dmlcpu_pv_##TYPE;                                                          \
+    enum { DMLCPU_PV_W_##TYPE = W };                                                           \
+    static inline __m256i dmlcpu_pv_##TYPE##_load(const char *p) {                             \
+        return _mm256_loadu_si256((const __m256i *)p);                                         \
+    }                                                                                          \
+    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m256i v) {                          \
+        _mm256_storeu_si256((__m256i *)p, v);                                                  \
+    }                                                                                          \
+    static inline void dmlcpu_pv_##TYPE##_stream_line(char *p, __m256i v) {                    \
+        _mm256_stream_si256((__m256i *)p, v);                                                  \
+    }                                                                                          \
+    static inline void dmlcpu_pv_##TYPE##_lanes(__m256i v, A *out) {                           \
+        _mm256_storeu_si256((__m256i *)out, v);                                                \
+    }                                                                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_fill(A a) { return SET1(a); }                    \
+    static inline __m256i dmlcpu_pv_##TYPE##_cumsum(__m256i a, __m256i b) {                    \
+        return _mm256_add_epi##BITS(a, b);                                                     \
+    }                                                                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_sub(__m256i a, __m256i b) {                       \
+        return _mm256_sub_epi##BITS(a, b);                                                     \
+    }                                                                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_prefix_fwd(__m256i v) {                           \
+        for (int shift = BITS / 8; shift < 16; shift *= 2)                                     \
+            v = _mm256_add_epi##BITS(v, dmlcpu_pv_slli(v, shift));                             \
+        __m256i low_total = _mm256_shuffle_epi8(v, SHUF_HI);                                   \
+        return _mm256_add_epi##BITS(v, _mm256_permute2x128_si256(low_total, low_total, 0x08)); \
+    }                                                                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_prefix_bwd(__m256i v) {                           \
+        for (int shift = BITS / 8; shift < 16; shift *= 2)                                     \
+            v = _mm256_add_epi##BITS(v, dmlcpu_pv_srli(v, shift));                             \
+        __m256i high_total = _mm256_shuffle_epi8(v, SHUF_LO);                                  \
+        return _mm256_add_epi##BITS(v, _mm256_permute2x128_si256(high_total, high_total, 0x81)); \
+    }                                                                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_bcast_hi(__m256i v) {                             \
+        __m256i last = _mm256_shuffle_epi8(v, SHUF_HI);                                        \
+        return _mm256_permute2x128_si256(last, last, 0x11);                                    \
+    }                                                                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_bcast_lo(__m256i v) {                             \
+        return BCAST_LO(_mm256_castsi256_si128(v));                                            \
+    }
+
+/* byte shifts inside each 128-bit half by a count known once inlined (1, 2, 4 or 8) */
+static inline __m256i dmlcpu_pv_slli(__m256i v, int bytes) {
+    switch (bytes) {
+    case 1: return _mm256_slli_si256(v, 1);
+    case 2: return _mm256_slli_si256(v, 2);
+    case 4: return _mm256_slli_si256(v, 4);
+    default: return _mm256_slli_si256(v, 8);
+    }
+}
+static inline __m256i dmlcpu_pv_srli(__m256i v, int bytes) {
+    switch (bytes) {
+    case 1: return _mm256_srli_si256(v, 1);
+    case 2: return _mm256_srli_si256(v, 2);
+    case 4: return _mm256_srli_si256(v, 4);
+    default: return _mm256_srli_si256(v, 8);
+    }
+}
+#define DMLCPU_PV_SET1_8(a) _mm256_set1_epi8((char)(a))
+#define DMLCPU_PV_SET1_16(a) _mm256_set1_epi16((short)(a))
+DMLCPU_PV_NARROW(u8, uint8_t, 32, 8, DMLCPU_PV_SET1_8, _mm256_set1_epi8(15), _mm256_set1_epi8(0),
+                 _mm256_broadcastb_epi8)
+DMLCPU_PV_NARROW(u16, uint16_t, 16, 16, DMLCPU_PV_SET1_16, _mm256_set1_epi16(0x0F0E),
+                 _mm256_set1_epi16(0x0100), _mm256_broadcastw_epi16)
+/* the types line_prefix can be built for in this ISA (kernels/scan_line_simd.h) */
+#define DMLCPU_HAS_PV_u8 1
+#define DMLCPU_HAS_PV_u16 1
+#define DMLCPU_HAS_PV_u32 1
+#define DMLCPU_HAS_PV_u64 1
 
 #endif /* DMLCPU_SIMD_AVX2_SCAN_H */

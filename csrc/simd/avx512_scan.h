@@ -101,27 +101,27 @@ DMLCPU_SV_INT32_OPS(u32)
 static inline __m512i dmlcpu_sv_u32_load(const char *p) { return _mm512_loadu_si512(p); }
 static inline void dmlcpu_sv_u32_store(char *p, __m512i v) { _mm512_storeu_si512(p, v); }
 static inline void dmlcpu_sv_u32_lanes(__m512i v, uint32_t *out) { _mm512_storeu_si512(out, v); }
-static inline void dmlcpu_sv_u32_stream_line(char *p, __m512i v) { _mm512_stream_si512((__m512i *)p, v); }
-static inline __m512i dmlcpu_sv_u32_sub(__m512i a, __m512i b) { return _mm512_sub_epi32(a, b); }
+static inline void dmlcpu_pv_u32_stream_line(char *p, __m512i v) { _mm512_stream_si512((__m512i *)p, v); }
+static inline __m512i dmlcpu_pv_u32_sub(__m512i a, __m512i b) { return _mm512_sub_epi32(a, b); }
 /* inclusive sums towards higher (fwd) or lower (bwd) lanes: shifts by 1, 2, 4, 8 lanes */
-static inline __m512i dmlcpu_sv_u32_prefix_fwd(__m512i v) {
+static inline __m512i dmlcpu_pv_u32_prefix_fwd(__m512i v) {
     const __m512i z = _mm512_setzero_si512();
     v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 15));
     v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 14));
     v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 12));
     return _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 8));
 }
-static inline __m512i dmlcpu_sv_u32_prefix_bwd(__m512i v) {
+static inline __m512i dmlcpu_pv_u32_prefix_bwd(__m512i v) {
     const __m512i z = _mm512_setzero_si512();
     v = _mm512_add_epi32(v, _mm512_alignr_epi32(z, v, 1));
     v = _mm512_add_epi32(v, _mm512_alignr_epi32(z, v, 2));
     v = _mm512_add_epi32(v, _mm512_alignr_epi32(z, v, 4));
     return _mm512_add_epi32(v, _mm512_alignr_epi32(z, v, 8));
 }
-static inline __m512i dmlcpu_sv_u32_bcast_hi(__m512i v) {
+static inline __m512i dmlcpu_pv_u32_bcast_hi(__m512i v) {
     return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v);
 }
-static inline __m512i dmlcpu_sv_u32_bcast_lo(__m512i v) {
+static inline __m512i dmlcpu_pv_u32_bcast_lo(__m512i v) {
     return _mm512_broadcastd_epi32(_mm512_castsi512_si128(v));
 }
 
@@ -170,24 +170,24 @@ static inline __m512i dmlcpu_sv_u64_cumprod(__m512i a, __m512i b) {
                                      _mm512_mul_epu32(a, _mm512_srli_epi64(b, 32)));
     return _mm512_add_epi64(lo, _mm512_slli_epi64(cross, 32));
 }
-static inline void dmlcpu_sv_u64_stream_line(char *p, __m512i v) { _mm512_stream_si512((__m512i *)p, v); }
-static inline __m512i dmlcpu_sv_u64_sub(__m512i a, __m512i b) { return _mm512_sub_epi64(a, b); }
-static inline __m512i dmlcpu_sv_u64_prefix_fwd(__m512i v) {
+static inline void dmlcpu_pv_u64_stream_line(char *p, __m512i v) { _mm512_stream_si512((__m512i *)p, v); }
+static inline __m512i dmlcpu_pv_u64_sub(__m512i a, __m512i b) { return _mm512_sub_epi64(a, b); }
+static inline __m512i dmlcpu_pv_u64_prefix_fwd(__m512i v) {
     const __m512i z = _mm512_setzero_si512();
     v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, z, 7));
     v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, z, 6));
     return _mm512_add_epi64(v, _mm512_alignr_epi64(v, z, 4));
 }
-static inline __m512i dmlcpu_sv_u64_prefix_bwd(__m512i v) {
+static inline __m512i dmlcpu_pv_u64_prefix_bwd(__m512i v) {
     const __m512i z = _mm512_setzero_si512();
     v = _mm512_add_epi64(v, _mm512_alignr_epi64(z, v, 1));
     v = _mm512_add_epi64(v, _mm512_alignr_epi64(z, v, 2));
     return _mm512_add_epi64(v, _mm512_alignr_epi64(z, v, 4));
 }
-static inline __m512i dmlcpu_sv_u64_bcast_hi(__m512i v) {
+static inline __m512i dmlcpu_pv_u64_bcast_hi(__m512i v) {
     return _mm512_permutexvar_epi64(_mm512_set1_epi64(7), v);
 }
-static inline __m512i dmlcpu_sv_u64_bcast_lo(__m512i v) {
+static inline __m512i dmlcpu_pv_u64_bcast_lo(__m512i v) {
     return _mm512_broadcastq_epi64(_mm512_castsi512_si128(v));
 }
 
@@ -266,5 +266,22 @@ static inline void dmlcpu_ov_f16_acc_store(float *p, __m512i v) { _mm512_storeu_
 static inline __m512i dmlcpu_ov_f16_fill(float a) { return dmlcpu_sv_f16_fill(a); }
 static inline __m512i dmlcpu_ov_f16_cumsum(__m512i a, __m512i b) { return dmlcpu_sv_f16_cumsum(a, b); }
 static inline __m512i dmlcpu_ov_f16_cumprod(__m512i a, __m512i b) { return dmlcpu_sv_f16_cumprod(a, b); }
+
+/* Prefix (line_prefix) primitives, lanes of the element's own width: the 32/64-bit line
+ * vectors (the 8/16-bit line slots of this ISA stay with avx2: scan_avx512.c). */
+#define DMLCPU_PV_FROM_SV(TYPE, A)                                                               \
+    typedef __m512i dmlcpu_pv_##TYPE;                                                          \
+    enum { DMLCPU_PV_W_##TYPE = DMLCPU_SV_W_##TYPE };                                          \
+    static inline __m512i dmlcpu_pv_##TYPE##_load(const char *p) { return dmlcpu_sv_##TYPE##_load(p); } \
+    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m512i v) { dmlcpu_sv_##TYPE##_store(p, v); } \
+    static inline void dmlcpu_pv_##TYPE##_lanes(__m512i v, A *out) { dmlcpu_sv_##TYPE##_lanes(v, out); } \
+    static inline __m512i dmlcpu_pv_##TYPE##_fill(A a) { return dmlcpu_sv_##TYPE##_fill(a); }   \
+    static inline __m512i dmlcpu_pv_##TYPE##_cumsum(__m512i a, __m512i b) {                    \
+        return dmlcpu_sv_##TYPE##_cumsum(a, b);                                                \
+    }
+DMLCPU_PV_FROM_SV(u32, uint32_t)
+DMLCPU_PV_FROM_SV(u64, uint64_t)
+#define DMLCPU_HAS_PV_u32 1
+#define DMLCPU_HAS_PV_u64 1
 
 #endif /* DMLCPU_SIMD_AVX512_SCAN_H */
