@@ -42,6 +42,45 @@ static inline dmlcpu_vec dmlcpu_vec_permute2_32(dmlcpu_vec a, dmlcpu_vec idx, dm
 static inline dmlcpu_vec dmlcpu_vec_select32(dmlcpu_vmask32 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
     return _mm256_blendv_epi8(otherwise, if_set, m);
 }
+
+/* 8- and 16-bit lanes for the permute gather: AVX2 has no byte permute across its 128-bit
+ * halves, so each 16-byte quarter of a:b is broadcast to both halves and looked up with pshufb,
+ * and the lookup is kept where the index names that quarter. */
+#define DMLCPU_VEC_HAS_LANES8 1
+#define DMLCPU_VEC_HAS_LANES16 1
+typedef __m256i dmlcpu_vmask8;
+typedef __m256i dmlcpu_vmask16;
+static inline dmlcpu_vmask8 dmlcpu_vmask8_from_lanes(const int8_t *w) { return dmlcpu_vec_load(w); }
+static inline dmlcpu_vmask16 dmlcpu_vmask16_from_lanes(const int16_t *w) { return dmlcpu_vec_load(w); }
+/* byte i of the result is byte bidx[i] (0..63) of the 64-byte concatenation a:b */
+static inline dmlcpu_vec dmlcpu_vec_pick_bytes(dmlcpu_vec a, dmlcpu_vec bidx, dmlcpu_vec b) {
+    const __m256i low = _mm256_and_si256(bidx, _mm256_set1_epi8(15));
+    const __m256i quarter = _mm256_and_si256(_mm256_srli_epi16(bidx, 4), _mm256_set1_epi8(3));
+    __m256i r = _mm256_shuffle_epi8(_mm256_permute2x128_si256(a, a, 0x00), low);
+    r = _mm256_blendv_epi8(r, _mm256_shuffle_epi8(_mm256_permute2x128_si256(a, a, 0x11), low),
+                           _mm256_cmpeq_epi8(quarter, _mm256_set1_epi8(1)));
+    r = _mm256_blendv_epi8(r, _mm256_shuffle_epi8(_mm256_permute2x128_si256(b, b, 0x00), low),
+                           _mm256_cmpeq_epi8(quarter, _mm256_set1_epi8(2)));
+    return _mm256_blendv_epi8(r, _mm256_shuffle_epi8(_mm256_permute2x128_si256(b, b, 0x11), low),
+                              _mm256_cmpeq_epi8(quarter, _mm256_set1_epi8(3)));
+}
+/* 8-bit lane i of the result is lane idx[i] (0..63) of a:b */
+static inline dmlcpu_vec dmlcpu_vec_permute2_8(dmlcpu_vec a, dmlcpu_vec idx, dmlcpu_vec b) {
+    return dmlcpu_vec_pick_bytes(a, idx, b);
+}
+/* 16-bit lane i of the result is lane idx[i] (0..31) of a:b: bytes 2 idx and 2 idx + 1 */
+static inline dmlcpu_vec dmlcpu_vec_permute2_16(dmlcpu_vec a, dmlcpu_vec idx, dmlcpu_vec b) {
+    __m256i twice = _mm256_slli_epi16(idx, 1);
+    __m256i bidx = _mm256_or_si256(_mm256_or_si256(twice, _mm256_slli_epi16(twice, 8)),
+                                   _mm256_set1_epi16(0x0100));
+    return dmlcpu_vec_pick_bytes(a, bidx, b);
+}
+static inline dmlcpu_vec dmlcpu_vec_select8(dmlcpu_vmask8 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
+    return _mm256_blendv_epi8(otherwise, if_set, m);
+}
+static inline dmlcpu_vec dmlcpu_vec_select16(dmlcpu_vmask16 m, dmlcpu_vec if_set, dmlcpu_vec otherwise) {
+    return _mm256_blendv_epi8(otherwise, if_set, m);
+}
 /* Scalar F16C conversions (the unit is compiled with -mf16c): FLOAT32 -> FLOAT16 rounds to
  * nearest even whatever MXCSR says (the immediate selects the rounding). */
 static inline float dmlcpu_f16c_to_f32(uint16_t h) { return _cvtsh_ss(h); }
