@@ -26,6 +26,8 @@
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
 #include <immintrin.h>
 #define pool_cpu_relax() _mm_pause()
+#elif defined(__clang__) && (defined(__aarch64__) || defined(_M_ARM64))
+#define pool_cpu_relax() __builtin_arm_yield() /* clang's intrin.h clashes with mingw's headers */
 #elif defined(_MSC_VER) && defined(_M_ARM64)
 #include <intrin.h>
 #define pool_cpu_relax() __yield()
