@@ -9,6 +9,8 @@
 #define DMLCPU_SIMD_AVX2_SCAN_H
 #include <stdint.h>
 
+#include "scan_prefix.h"
+
 /* ------------------------------------------------------------------ transposes */
 
 /* 8x8 32-bit: pairs, then quads inside 128-bit halves, then the halves. */
@@ -283,16 +285,6 @@ static inline __m256i dmlcpu_ov_f16_cumprod(__m256i a, __m256i b) { return dmlcp
  * primitives: lanes of the element's own width, dmlcpu_pv_<type>_*. 32/64-bit ones share the
  * line kernels' vectors; 8/16-bit ones sum within each 128-bit half by byte shifts, then add
  * the low half's total to the high half. */
-#define DMLCPU_PV_FROM_SV(TYPE, A)                                                               \
-    typedef __m256i dmlcpu_pv_##TYPE;                                                          \
-    enum { DMLCPU_PV_W_##TYPE = DMLCPU_SV_W_##TYPE };                                          \
-    static inline __m256i dmlcpu_pv_##TYPE##_load(const char *p) { return dmlcpu_sv_##TYPE##_load(p); } \
-    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m256i v) { dmlcpu_sv_##TYPE##_store(p, v); } \
-    static inline void dmlcpu_pv_##TYPE##_lanes(__m256i v, A *out) { dmlcpu_sv_##TYPE##_lanes(v, out); } \
-    static inline __m256i dmlcpu_pv_##TYPE##_fill(A a) { return dmlcpu_sv_##TYPE##_fill(a); }   \
-    static inline __m256i dmlcpu_pv_##TYPE##_cumsum(__m256i a, __m256i b) {                    \
-        return dmlcpu_sv_##TYPE##_cumsum(a, b);                                                \
-    }
 DMLCPU_PV_FROM_SV(u32, uint32_t)
 DMLCPU_PV_FROM_SV(u64, uint64_t)
 

@@ -9,6 +9,8 @@
 #define DMLCPU_SIMD_AVX512_SCAN_H
 #include <stdint.h>
 
+#include "scan_prefix.h"
+
 /* ------------------------------------------------------------------ transposes */
 
 /* 16x16 32-bit: pairs, then quads inside 128-bit chunks, then the 4x4 grid of chunks. */
@@ -269,16 +271,6 @@ static inline __m512i dmlcpu_ov_f16_cumprod(__m512i a, __m512i b) { return dmlcp
 
 /* Prefix (line_prefix) primitives, lanes of the element's own width: the 32/64-bit line
  * vectors (the 8/16-bit line slots of this ISA stay with avx2: scan_avx512.c). */
-#define DMLCPU_PV_FROM_SV(TYPE, A)                                                               \
-    typedef __m512i dmlcpu_pv_##TYPE;                                                          \
-    enum { DMLCPU_PV_W_##TYPE = DMLCPU_SV_W_##TYPE };                                          \
-    static inline __m512i dmlcpu_pv_##TYPE##_load(const char *p) { return dmlcpu_sv_##TYPE##_load(p); } \
-    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m512i v) { dmlcpu_sv_##TYPE##_store(p, v); } \
-    static inline void dmlcpu_pv_##TYPE##_lanes(__m512i v, A *out) { dmlcpu_sv_##TYPE##_lanes(v, out); } \
-    static inline __m512i dmlcpu_pv_##TYPE##_fill(A a) { return dmlcpu_sv_##TYPE##_fill(a); }   \
-    static inline __m512i dmlcpu_pv_##TYPE##_cumsum(__m512i a, __m512i b) {                    \
-        return dmlcpu_sv_##TYPE##_cumsum(a, b);                                                \
-    }
 DMLCPU_PV_FROM_SV(u32, uint32_t)
 DMLCPU_PV_FROM_SV(u64, uint64_t)
 #define DMLCPU_HAS_PV_u32 1
