@@ -197,8 +197,8 @@ def expected_shapes(op, x, fields):
     try:
         shape = tuple(x.shape)
         if op == "split":
-            axis = fields["axis"]
-            return [shape[:axis] + (int(n),) + shape[axis + 1:]  # Python ints: no wrap
+            axis = int(fields["axis"])  # Python ints: an np.int8 axis + 1 would wrap (and warn)
+            return [shape[:axis] + (int(n),) + shape[axis + 1:]
                     for n in fields["output_axis_sizes"]]
         if op == "join":
             axis = fields["axis"]
