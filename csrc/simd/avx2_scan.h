@@ -288,26 +288,40 @@ static inline __m256i dmlcpu_ov_f16_cumprod(__m256i a, __m256i b) { return dmlcp
 DMLCPU_PV_FROM_SV(u32, uint32_t)
 DMLCPU_PV_FROM_SV(u64, uint64_t)
 
-/* TYPE in lanes of BITS; SET1 fills; SHUF_HI / SHUF_LO pick each half's last / first element
- * for a byte shuffle; BCAST_LO broadcasts the lowest element. */
-#define DMLCPU_PV_NARROW(TYPE, A, W, BITS, SET1, SHUF_HI, SHUF_LO, BCAST_LO)                      \
-    typedef __m256i dmlcpu_pv_##TYPE;                                                          \
-    enum { DMLCPU_PV_W_##TYPE = W };                                                           \
-    static inline __m256i dmlcpu_pv_##TYPE##_load(const char *p) {                             \
-        return _mm256_loadu_si256((const __m256i *)p);                                         \
-    }                                                                                          \
-    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m256i v) {                          \
-        _mm256_storeu_si256((__m256i *)p, v);                                                  \
-    }                                                                                          \
+/* byte shifts inside each 128-bit half by a count known once inlined (1, 2, 4 or 8) */
+static inline __m256i dmlcpu_pv_slli(__m256i v, int bytes) {
+    switch (bytes) {
+    case 1: return _mm256_slli_si256(v, 1);
+    case 2: return _mm256_slli_si256(v, 2);
+    case 4: return _mm256_slli_si256(v, 4);
+    default: return _mm256_slli_si256(v, 8);
+    }
+}
+static inline __m256i dmlcpu_pv_srli(__m256i v, int bytes) {
+    switch (bytes) {
+    case 1: return _mm256_srli_si256(v, 1);
+    case 2: return _mm256_srli_si256(v, 2);
+    case 4: return _mm256_srli_si256(v, 4);
+    default: return _mm256_srli_si256(v, 8);
+    }
+}
+/* 8/16-bit prefix lanes are the outer kernels' lanes (load, store, stream, fill, sum forward to
+ * dmlcpu_ov_<type>_*). SHUF_HI / SHUF_LO pick each half's last / first element for a byte
+ * shuffle; BCAST_LO broadcasts the lowest element. */
+#define DMLCPU_PV_NARROW(TYPE, A, BITS, SHUF_HI, SHUF_LO, BCAST_LO)                               \
+    typedef dmlcpu_ov_##TYPE dmlcpu_pv_##TYPE;                                                 \
+    enum { DMLCPU_PV_W_##TYPE = DMLCPU_OV_W_##TYPE };                                          \
+    static inline __m256i dmlcpu_pv_##TYPE##_load(const char *p) { return dmlcpu_ov_##TYPE##_load(p); } \
+    static inline void dmlcpu_pv_##TYPE##_store(char *p, __m256i v) { dmlcpu_ov_##TYPE##_store(p, v); } \
     static inline void dmlcpu_pv_##TYPE##_stream_line(char *p, __m256i v) {                    \
-        _mm256_stream_si256((__m256i *)p, v);                                                  \
+        dmlcpu_ov_##TYPE##_stream(p, v);                                                       \
     }                                                                                          \
     static inline void dmlcpu_pv_##TYPE##_lanes(__m256i v, A *out) {                           \
-        _mm256_storeu_si256((__m256i *)out, v);                                                \
+        dmlcpu_ov_##TYPE##_acc_store(out, v);                                                  \
     }                                                                                          \
-    static inline __m256i dmlcpu_pv_##TYPE##_fill(A a) { return SET1(a); }                    \
+    static inline __m256i dmlcpu_pv_##TYPE##_fill(A a) { return dmlcpu_ov_##TYPE##_fill(a); }  \
     static inline __m256i dmlcpu_pv_##TYPE##_cumsum(__m256i a, __m256i b) {                    \
-        return _mm256_add_epi##BITS(a, b);                                                     \
+        return dmlcpu_ov_##TYPE##_cumsum(a, b);                                                \
     }                                                                                          \
     static inline __m256i dmlcpu_pv_##TYPE##_sub(__m256i a, __m256i b) {                       \
         return _mm256_sub_epi##BITS(a, b);                                                     \
@@ -331,30 +345,9 @@ DMLCPU_PV_FROM_SV(u64, uint64_t)
     static inline __m256i dmlcpu_pv_##TYPE##_bcast_lo(__m256i v) {                             \
         return BCAST_LO(_mm256_castsi256_si128(v));                                            \
     }
-
-/* byte shifts inside each 128-bit half by a count known once inlined (1, 2, 4 or 8) */
-static inline __m256i dmlcpu_pv_slli(__m256i v, int bytes) {
-    switch (bytes) {
-    case 1: return _mm256_slli_si256(v, 1);
-    case 2: return _mm256_slli_si256(v, 2);
-    case 4: return _mm256_slli_si256(v, 4);
-    default: return _mm256_slli_si256(v, 8);
-    }
-}
-static inline __m256i dmlcpu_pv_srli(__m256i v, int bytes) {
-    switch (bytes) {
-    case 1: return _mm256_srli_si256(v, 1);
-    case 2: return _mm256_srli_si256(v, 2);
-    case 4: return _mm256_srli_si256(v, 4);
-    default: return _mm256_srli_si256(v, 8);
-    }
-}
-#define DMLCPU_PV_SET1_8(a) _mm256_set1_epi8((char)(a))
-#define DMLCPU_PV_SET1_16(a) _mm256_set1_epi16((short)(a))
-DMLCPU_PV_NARROW(u8, uint8_t, 32, 8, DMLCPU_PV_SET1_8, _mm256_set1_epi8(15), _mm256_set1_epi8(0),
-                 _mm256_broadcastb_epi8)
-DMLCPU_PV_NARROW(u16, uint16_t, 16, 16, DMLCPU_PV_SET1_16, _mm256_set1_epi16(0x0F0E),
-                 _mm256_set1_epi16(0x0100), _mm256_broadcastw_epi16)
+DMLCPU_PV_NARROW(u8, uint8_t, 8, _mm256_set1_epi8(15), _mm256_set1_epi8(0), _mm256_broadcastb_epi8)
+DMLCPU_PV_NARROW(u16, uint16_t, 16, _mm256_set1_epi16(0x0F0E), _mm256_set1_epi16(0x0100),
+                 _mm256_broadcastw_epi16)
 /* the types line_prefix can be built for in this ISA (kernels/scan_line_simd.h) */
 #define DMLCPU_HAS_PV_u8 1
 #define DMLCPU_HAS_PV_u16 1
