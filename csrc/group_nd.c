@@ -66,6 +66,7 @@ typedef struct group_plan {
     int32_t outer;
     int64_t sizes[DMLCPU_MAX_DIMS];
     int64_t outer_count;
+    dmlcpu_copy_run_fn packed; /* the contiguous kernel (ordinary stores) */
     dmlcpu_copy_run_fn stream; /* non-temporal contiguous kernel, or NULL: ordinary stores */
 } group_plan;
 
@@ -80,7 +81,7 @@ static void copy_block(const group_plan *g, char *dst, const char *src, size_t n
         memcpy(dst + head + body, src + head + body, n - head - body);
         return;
     }
-    memcpy(dst, src, n);
+    g->packed(dst, 1, src, 1, n);
 }
 
 /* Outer flat indices [begin, end): every part's block at each, in part order. */
@@ -182,9 +183,11 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
     int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
+    const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
+    g->packed = table->copy.run[0][DMLCPU_RUN_CONTIGUOUS];
     if (dmlcpu_streams(total_bytes, total_bytes) &&
         (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES))
-        g->stream = dmlcpu_dispatch_table()->copy.stream;
+        g->stream = table->copy.stream;
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
     return 1;
 }

@@ -16,7 +16,8 @@
 const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2 = {
     .run =
         {
-            [0] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x8_copy_gc_vec)},
+            [0] = {[DMLCPU_RUN_CONTIGUOUS] = DMLCPU_KERNEL(dmlcpu_x8_copy_cc_vec),
+                   [DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x8_copy_gc_vec)},
             [1] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x16_copy_gc_vec),
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
             [2] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x32_copy_gc_vec),

@@ -26,6 +26,42 @@
                           DMLCPU_GATHER_MAX2_(DMLCPU_GATHER_MAX_STRIDE_X32,                       \
                                               DMLCPU_GATHER_MAX_STRIDE_X64)) + 1) / 2)
 
+#if COPY_BITS == 8 /* packed runs are bytes to the driver, whatever the element width */
+/*
+ * A packed run with ordinary stores, in place of the libc memcpy the portable kernel calls.
+ * glibc's copies a run whose source and destination sit at nearly the same offset in their
+ * 4 KiB pages backwards (to dodge 4K aliasing), and runs of 1 KiB each a page apart, as in a
+ * JOIN or a TILE, then went at half speed here (benchmarks/NOTES.md). Stores are aligned: the
+ * first and last vectors are stored unaligned, the ones between start at the aligned boundary
+ * (overlapping bytes are written twice with the same value: source and destination are
+ * disjoint).
+ */
+static inline void COPY_KERNEL(cc_vec)(char *dst, ptrdiff_t ds, const char *src, ptrdiff_t ss,
+                                       size_t n) {
+    (void)ds;
+    (void)ss;
+    if (n < DMLCPU_VEC_BYTES) {
+        memcpy(dst, src, n);
+        return;
+    }
+    dmlcpu_vec first = dmlcpu_vec_load(src), last = dmlcpu_vec_load(src + n - DMLCPU_VEC_BYTES);
+    dmlcpu_vec_store(dst, first);
+    size_t i = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
+    for (; i + 4 * DMLCPU_VEC_BYTES <= n; i += 4 * DMLCPU_VEC_BYTES) {
+        dmlcpu_vec a = dmlcpu_vec_load(src + i), b = dmlcpu_vec_load(src + i + DMLCPU_VEC_BYTES);
+        dmlcpu_vec c = dmlcpu_vec_load(src + i + 2 * DMLCPU_VEC_BYTES);
+        dmlcpu_vec d = dmlcpu_vec_load(src + i + 3 * DMLCPU_VEC_BYTES);
+        dmlcpu_vec_store(dst + i, a);
+        dmlcpu_vec_store(dst + i + DMLCPU_VEC_BYTES, b);
+        dmlcpu_vec_store(dst + i + 2 * DMLCPU_VEC_BYTES, c);
+        dmlcpu_vec_store(dst + i + 3 * DMLCPU_VEC_BYTES, d);
+    }
+    for (; i + DMLCPU_VEC_BYTES <= n; i += DMLCPU_VEC_BYTES)
+        dmlcpu_vec_store(dst + i, dmlcpu_vec_load(src + i));
+    dmlcpu_vec_store(dst + n - DMLCPU_VEC_BYTES, last);
+}
+#endif
+
 #if COPY_BITS >= 16 /* the portable 8-bit fill is memset, which a vector fill did not beat */
 /* Fill of a packed run with one value (stride-0 source); strided destinations stay portable. */
 static inline void COPY_KERNEL(bc_vec)(char *dst, ptrdiff_t ds, const char *src, ptrdiff_t ss,
