@@ -5,10 +5,7 @@
  * ownership, no eviction of the caller's data); one whose output fits loses by them, since the
  * next reader then fetches the output from memory. The threshold follows glibc's memcpy
  * (sysdeps/x86/dl-cacheinfo.h since 2.38: a quarter of the whole last-level cache, but never less
- * than three quarters of one thread's share of it), halved: glibc compares it with the length of
- * one buffer, while a copy keeps its input in the cache beside its output (at 8 MiB written,
- * streaming was 1.2-2.7x faster here than ordinary stores: benchmarks/NOTES.md). Sources, first
- * that answers:
+ * than three quarters of one thread's share of it). Sources, first that answers:
  *   Linux:   /sys/devices/system/cpu/cpu0/cache/index*: the highest level's size and
  *            shared_cpu_list (how many logical CPUs share it); then sysconf(_SC_LEVEL3_CACHE_SIZE,
  *            _SC_LEVEL2_CACHE_SIZE)
@@ -67,7 +64,7 @@ int64_t dmlcpu_parse_bytes(const char *s) {
 int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing) {
     if (sharing < 1) sharing = 1;
     int64_t quarter = llc_bytes / 4, share = llc_bytes / sharing / 4 * 3;
-    return (quarter > share ? quarter : share) / 2;
+    return quarter > share ? quarter : share;
 }
 
 #if defined(__linux__)
@@ -210,15 +207,23 @@ int64_t dmlcpu_stream_threshold(void) {
     return atomic_load_explicit(&threshold, memory_order_relaxed);
 }
 
-/* glibc compares one buffer of one thread's copy with its threshold, and the threshold here is
- * half glibc's since a copy reads as many bytes as it writes: so half the bytes a thread of the
- * call moves to and from memory are compared with it. A call on T threads is T such copies: at
- * two threads here, an 8 MiB copy streamed ran at DRAM's write speed (46 GB/s) where ordinary
- * stores into the cache it fits ran at 93. TILE reads only a cached block, so its 8 MiB stays
- * cached too, at one thread 1.6x faster than streamed (benchmarks/NOTES.md). */
+/*
+ * A copy: glibc compares the length of one thread's copy with its threshold, so here half the
+ * bytes a thread of the call moves to and from memory are (a call on T threads is T such
+ * copies). Measured here (benchmarks/NOTES.md): a 6 MiB copy on one thread ran 1.5x faster with
+ * ordinary stores when called back to back and 1.3x slower after other work evicted it; from
+ * 12 MiB streaming was as fast or faster in both, at two threads from 24 MiB.
+ *
+ * Writes only (TILE, whose reads are a small cached block): the output alone has to stay
+ * cached, and it did far longer: at one thread ordinary stores were as fast or faster up to
+ * 64 MiB here, at two threads up to 48 MiB, streaming faster at 128 and 64. Such an output
+ * streams from four times the threshold, whatever the threads.
+ */
 int dmlcpu_streams(int64_t written, int64_t read) {
+    int64_t threshold = dmlcpu_stream_threshold();
+    if (read <= written / 8) return written / 4 >= threshold;
     int64_t moved_half = written / 2 + read / 2; /* no overflow */
-    return moved_half / dmlcpu_threads_for(written) >= dmlcpu_stream_threshold();
+    return moved_half / dmlcpu_threads_for(written) >= threshold;
 }
 
 void dmlcpu_set_stream_threshold(int64_t bytes) {

@@ -87,10 +87,10 @@ void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize);
  * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call
  * one thread does it all (waking the pool costs ~10-100 us), and each chunk gets at least
  * DMLCPU_PARALLEL_CHUNK_BYTES. An output is written with non-temporal stores, where a kernel has
- * them, when dmlcpu_streams says so for the bytes the call writes and reads from memory: each
- * thread of the call moves at least twice dmlcpu_stream_threshold() bytes (cache.c: set from
- * the last-level cache at init; a copy writing the threshold does), which cannot stay cached,
- * so ordinary stores would only evict useful lines.
+ * them, when dmlcpu_streams says so for the bytes the call writes and reads from memory (cache.c:
+ * a copy whose threads each write dmlcpu_stream_threshold() bytes, set from the last-level cache
+ * at init; an output written from a cached block four times that), which cannot stay cached, so
+ * ordinary stores would only evict useful lines.
  */
 #define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)

@@ -180,10 +180,10 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
     /* A line kernel stores a block of each of 16-64 lines in turn: ordinary stores then read
      * every line for ownership, and non-temporal ones were 2x faster from 2 MiB here at any
-     * thread count (benchmarks/NOTES.md), so lines stream by the output's whole size. Outer rows
-     * are stored in order, like a copy's runs. */
+     * thread count (benchmarks/NOTES.md), so lines stream by the bytes the whole call moves.
+     * Outer rows are stored in order, like a copy's runs. */
     int streams = outer ? dmlcpu_streams(total_bytes, total_bytes)
-                        : total_bytes >= dmlcpu_stream_threshold();
+                        : total_bytes >= dmlcpu_stream_threshold() / 2;
     if (streams) c.flags |= DMLCPU_SCAN_STREAM;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
     dmlcpu_parallel(scan_chunk, &c, dmlcpu_chunks_for(total_bytes, groups));

@@ -28,9 +28,8 @@ def config_with_env(**env):
 
 def glibc_rule(llc, sharing):
     """glibc's memcpy threshold (sysdeps/x86/dl-cacheinfo.h, 2.38+): a quarter of the whole
-    cache, at least three quarters of one thread's share; halved, as a copy's input shares the
-    cache with its output."""
-    return max(llc // 4, llc // sharing // 4 * 3) // 2
+    cache, at least three quarters of one thread's share."""
+    return max(llc // 4, llc // sharing // 4 * 3)
 
 
 def test_threshold_follows_the_cache_rule():
