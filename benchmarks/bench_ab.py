@@ -6,8 +6,8 @@ each setting on its own buffers, in both protocols. Run with PYTHONPATH=src:
     python benchmarks/bench_ab.py --knob tile --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
 
 Knobs: ``stream``, the streaming-store threshold (bytes written per call; "off" never streams);
-``tile``, TILE's block limit ("off": every output doubled in place, the algorithm before the
-block). "auto" is the built-in setting. Prints, per case, milliseconds per call at each setting
+``tile``, TILE's limit (``_core._set_tile_limit``; "off": every output doubled in place, the
+first algorithm). "auto" is the built-in setting. Prints, per case, milliseconds per call at each setting
 and the first setting's time over it (above 1: that setting is faster). Used for
 benchmarks/NOTES.md.
 """
@@ -40,7 +40,7 @@ def main():
     p.add_argument("--budget", type=float, default=1.0)
     args = p.parse_args()
     thresholds = args.values.split(",")
-    setter = {"stream": _core._set_stream_threshold, "tile": _core._set_tile_block_limit}[args.knob]
+    setter = {"stream": _core._set_stream_threshold, "tile": _core._set_tile_limit}[args.knob]
     print("detected stream threshold: %d KiB" % (_core._config()["stream_threshold"] // 1024))
     for family in args.families.split(";"):
         for width in (int(w) for w in args.widths.split(",")):

@@ -1,28 +1,29 @@
 /*
- * TILE: out[c] = in[c mod InputSizes].
+ * TILE: out[c] = in[c mod InputSizes]. Three ways, by what measured fastest (benchmarks/NOTES.md):
  *
- * An output that stays cached (it is not streamed: cache.c) is written by doubling: the input
- * once into the first tile, then, innermost dim first, the written part copied after itself
- * until the dim is full. Every pass reads what the previous one just wrote, which is cheap while
- * it is cached, and the passes' runs are long.
+ * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES): one strided copy,
+ *   each repeated dim a stride-0 dim of the source. The input stays cached; the copy driver
+ *   threads and streams it like any copy.
+ * - By doubling, for a small output (it stays cached): the input once into the first tile,
+ *   then, innermost dim first, the written part copied after itself until the dim is full.
+ * - By spreading, for a larger one: the input once into the first tile, then, innermost dim
+ *   first, each repeated dim filled by one copy from the part already written, its repeats
+ *   reading that part with stride 0. The part read stays cached, while doubling's later passes
+ *   read back output that had left the caches (a 128 MiB TILE took 1.3x as long).
  *
- * A larger output is written straight from a small block that stays cached: the input with its
- * innermost dims already tiled (as many as keep the block within TILE_BLOCK_MAX_BYTES; built by
- * doubling in a scratch buffer). The output is then one strided copy from that block, each
- * repeated dim a stride-0 dim of the source: the copy driver threads it and streams it, and no
- * pass reads back output streamed out to memory (doubling did: up to 3x slower from 32 MiB,
- * benchmarks/NOTES.md). Where that copy's runs would be short, doubling stays.
+ * On several threads a large output is cut into slices along its outermost repeated dim, one
+ * per thread, each spread from its own first tile: a first tile written by one core and read
+ * by the other cost more here than writing it twice (8 MiB on two threads: 0.28 ms, 0.12 ms).
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 
 #include "internal.h"
 
-/* The block's size limit (it should stay in L2 or close). Tests force a smaller one, for both
- * choices, to reach the block path with small arrays (dmlcpu_set_tile_block_limit). */
-#define TILE_BLOCK_MAX_BYTES ((int64_t)2 << 20)
+/* Outputs up to this size double (they stay in L2 or close), larger ones spread. Tests force
+ * another limit to reach every way with small arrays (dmlcpu_set_tile_limit). */
+#define TILE_DOUBLING_MAX_BYTES ((int64_t)2 << 20)
 static _Atomic int64_t forced_limit = -1;
-/* Copies from the block whose runs are shorter than this double in place instead. */
+/* Input runs at least this long are copied straight into every tile. */
 #define TILE_MIN_RUN_BYTES 1024
 
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
@@ -31,9 +32,9 @@ static dmlcpu_status tile_by_doubling(const dmlcpu_view *dst, const dmlcpu_view 
                                       size_t elsize) {
     dmlcpu_status status;
     /* 1. the input, once, into the first tile */
-    dmlcpu_view block = *dst;
-    for (int32_t i = 0; i < dst->ndim; i++) block.sizes[i] = src->sizes[i];
-    if ((status = dmlcpu_copy(&block, src, elsize)) != DMLCPU_OK) return status;
+    dmlcpu_view part = *dst;
+    for (int32_t i = 0; i < dst->ndim; i++) part.sizes[i] = src->sizes[i];
+    if ((status = dmlcpu_copy(&part, src, elsize)) != DMLCPU_OK) return status;
 
     /* 2. innermost dim first, double what is written along it: dims inside d are complete, dims
      * outside d hold only their first tile, which later (outer) passes replicate. */
@@ -41,40 +42,16 @@ static dmlcpu_status tile_by_doubling(const dmlcpu_view *dst, const dmlcpu_view 
         int64_t filled = src->sizes[d], total = dst->sizes[d];
         while (filled < total) {
             int64_t n = filled < total - filled ? filled : total - filled;
-            dmlcpu_view from = block, to = block;
+            dmlcpu_view from = part, to = part;
             from.sizes[d] = n;
             to.sizes[d] = n;
-            to.data = block.data + filled * block.strides[d];
+            to.data = part.data + filled * part.strides[d];
             if ((status = dmlcpu_copy(&to, &from, elsize)) != DMLCPU_OK) return status;
             filled += n;
         }
-        block.sizes[d] = total;
+        part.sizes[d] = total;
     }
     return DMLCPU_OK;
-}
-
-/*
- * The block's scratch buffer: one spare is kept between calls (a first touch of 2 MiB costs
- * ~500 page faults); a call finding it taken by another thread allocates its own.
- */
-#define SCRATCH_HEADER 64 /* keeps the data 64-byte aligned past malloc's 16 */
-static _Atomic(char *) spare_scratch;
-
-static char *take_scratch(int64_t bytes) {
-    char *buf = atomic_exchange(&spare_scratch, NULL);
-    if (buf != NULL && *(int64_t *)buf >= bytes) return buf;
-    free(buf);
-    if (bytes < TILE_BLOCK_MAX_BYTES) bytes = TILE_BLOCK_MAX_BYTES;
-    buf = malloc((size_t)(SCRATCH_HEADER + bytes));
-    if (buf != NULL) *(int64_t *)buf = bytes;
-    return buf;
-}
-
-static void give_back_scratch(char *buf) {
-    char *expected = NULL;
-    if (*(int64_t *)buf > TILE_BLOCK_MAX_BYTES ||
-        !atomic_compare_exchange_strong(&spare_scratch, &expected, buf))
-        free(buf);
 }
 
 /* A copy of up to TILE_MAX_VIEW_DIMS dims (outermost first, already merged): the outer dims
@@ -121,18 +98,55 @@ static dmlcpu_status wide_run(const wide_copy *w, int32_t first, char *dst, cons
     return DMLCPU_OK;
 }
 
-/* Bytes of the input with its innermost k dims tiled, or -1 beyond limit. */
-static int64_t block_bytes(const dmlcpu_view *dst, const dmlcpu_view *src, int64_t src_bytes,
-                           int32_t k, int64_t limit) {
-    int64_t bytes = src_bytes;
-    for (int32_t d = dst->ndim - k; d < dst->ndim; d++)
-        if (dmlcpu_mul_overflows(bytes, dst->sizes[d] / src->sizes[d], &bytes) || bytes > limit)
-            return -1;
-    return bytes;
+void dmlcpu_set_tile_limit(int64_t bytes) {
+    atomic_store(&forced_limit, bytes < 0 ? -1 : bytes);
 }
 
-void dmlcpu_set_tile_block_limit(int64_t bytes) {
-    atomic_store(&forced_limit, bytes < 0 ? -1 : bytes);
+/* Fills dim d of dst (the dims inside it full, those outside it at the input's sizes) from its
+ * first tile, written already: one copy whose repeats read that tile with stride 0. */
+static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int32_t d,
+                            size_t elsize) {
+    int64_t tile = src->sizes[d];
+    wide_copy w = {0};
+    for (int32_t e = 0; e < dst->ndim; e++) {
+        int64_t stride = dst->strides[e];
+        if (e == d) {
+            wide_push(&w, dst->sizes[d] / tile - 1, stride * tile, 0);
+            wide_push(&w, tile, stride, stride);
+        } else {
+            wide_push(&w, e < d ? src->sizes[e] : dst->sizes[e], stride, stride);
+        }
+    }
+    return wide_run(&w, 0, dst->data + tile * dst->strides[d], dst->data, elsize);
+}
+
+/* Part of the output (whole tiles) by spreading. */
+static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view *src,
+                                       size_t elsize) {
+    dmlcpu_view first = *dst;
+    for (int32_t d = 0; d < dst->ndim; d++) first.sizes[d] = src->sizes[d];
+    dmlcpu_status status = dmlcpu_copy(&first, src, elsize);
+    for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--)
+        if (dst->sizes[d] != src->sizes[d]) status = spread(dst, src, d, elsize);
+    return status;
+}
+
+typedef struct tile_slices {
+    const dmlcpu_view *dst, *src;
+    int32_t along; /* the dim cut into slices */
+    size_t elsize;
+    _Atomic int failed;
+} tile_slices;
+
+static void tile_slice_chunk(void *ctx, int chunk, int chunks) {
+    tile_slices *t = ctx;
+    int64_t tile = t->src->sizes[t->along], lo, hi;
+    dmlcpu_share(t->dst->sizes[t->along] / tile, 1, chunk, chunks, &lo, &hi);
+    dmlcpu_view slice = *t->dst;
+    slice.data += lo * tile * slice.strides[t->along];
+    slice.sizes[t->along] = (hi - lo) * tile;
+    if (lo < hi && tile_by_spreading(&slice, t->src, t->elsize) != DMLCPU_OK)
+        atomic_store(&t->failed, 1);
 }
 
 dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {
@@ -148,50 +162,34 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
         if (s == 0 || d % s != 0) return DMLCPU_E_INVALID;
     }
     if (dst_count == 0) return DMLCPU_OK;
-    int64_t src_bytes = src_count * (int64_t)elsize; /* <= dst_count * elsize: no overflow */
-    /* doubling in place while the output stays cached (it is not streamed: cache.c) */
+    int32_t n = dst->ndim;
     int64_t forced = atomic_load_explicit(&forced_limit, memory_order_relaxed);
-    int64_t limit = forced >= 0 ? forced : TILE_BLOCK_MAX_BYTES;
-    int64_t dst_bytes = dst_count * (int64_t)elsize; /* the view check bounds it */
-    if (dst_bytes <= limit || (forced < 0 && !dmlcpu_streams(dst_bytes, 0)))
-        return tile_by_doubling(dst, src, elsize);
+    int64_t limit = forced >= 0 ? forced : TILE_DOUBLING_MAX_BYTES;
 
-    /* the block: the input with its innermost k dims tiled, k as large as the limit allows */
-    int32_t n = dst->ndim, k = 0;
-    while (k < n && block_bytes(dst, src, src_bytes, k + 1, limit) >= 0) k++;
-    dmlcpu_view block = *src;
-    int expands = 0;
-    int64_t stride = (int64_t)elsize;
-    for (int32_t d = n - 1; d >= 0; d--) {
-        expands |= d >= n - k && dst->sizes[d] != src->sizes[d];
-        block.sizes[d] = d >= n - k ? dst->sizes[d] : src->sizes[d];
-        block.strides[d] = stride;
-        stride *= block.sizes[d];
-    }
-    if (!expands) block = *src; /* the input serves as it is */
-    /* the output as (repeats, block) pairs of dims: repeats read the block with stride 0 */
+    /* straight from the input: the output as (repeats, input) pairs of dims */
     wide_copy w = {0};
     for (int32_t d = 0; d < n; d++) {
-        wide_push(&w, dst->sizes[d] / block.sizes[d], dst->strides[d] * block.sizes[d], 0);
-        wide_push(&w, block.sizes[d], dst->strides[d], block.strides[d]);
+        wide_push(&w, dst->sizes[d] / src->sizes[d], dst->strides[d] * src->sizes[d], 0);
+        wide_push(&w, src->sizes[d], dst->strides[d], src->strides[d]);
     }
-    /* short runs cost a kernel call per few dozen bytes: doubling's long passes do better (a
-     * forced limit takes the block path whatever the runs, for the tests) */
+    /* (a forced limit is also the shortest run taken straight, packed or not: for the tests) */
     int32_t last = w.ndim - 1;
-    if (last < 0 || (forced < 0 && (w.dst_strides[last] != (int64_t)elsize ||
-                                    w.src_strides[last] != (int64_t)elsize ||
-                                    w.sizes[last] * (int64_t)elsize < TILE_MIN_RUN_BYTES)))
-        return tile_by_doubling(dst, src, elsize);
-    char *scratch = NULL;
-    if (expands) {
-        scratch = take_scratch(stride);
-        if (scratch == NULL) return tile_by_doubling(dst, src, elsize);
-        block.data = scratch + SCRATCH_HEADER;
-        /* the wide copy reads the block through the same offsets: only its base moves */
-        if ((status = tile_by_doubling(&block, src, elsize)) != DMLCPU_OK) goto done;
-    }
-    status = wide_run(&w, 0, dst->data, block.data, elsize);
-done:
-    if (scratch != NULL) give_back_scratch(scratch);
-    return status;
+    int64_t run_bytes = last >= 0 ? w.sizes[last] * (int64_t)elsize : 0;
+    if (last >= 0 && (forced >= 0 ? run_bytes >= forced
+                                   : w.dst_strides[last] == (int64_t)elsize &&
+                                         w.src_strides[last] == (int64_t)elsize &&
+                                         run_bytes >= TILE_MIN_RUN_BYTES))
+        return wide_run(&w, 0, dst->data, src->data, elsize);
+
+    int64_t dst_bytes = dst_count * (int64_t)elsize; /* the view check bounds it */
+    if (dst_bytes <= limit) return tile_by_doubling(dst, src, elsize);
+    /* slices along the outermost repeated dim, one per thread */
+    int32_t along = 0;
+    while (along < n - 1 && dst->sizes[along] == src->sizes[along]) along++;
+    int64_t slices = dst->sizes[along] / src->sizes[along];
+    int threads = dmlcpu_threads_for(dst_bytes);
+    if (threads < 2 || slices < 2) return tile_by_spreading(dst, src, elsize);
+    tile_slices t = {dst, src, along, elsize, 0};
+    dmlcpu_parallel(tile_slice_chunk, &t, slices < threads ? (int)slices : threads);
+    return atomic_load(&t.failed) ? DMLCPU_E_INVALID : DMLCPU_OK;
 }

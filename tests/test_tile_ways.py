@@ -1,11 +1,11 @@
-"""TILE written from a cached block (the input with its innermost dims already tiled), bit-exact.
+"""TILE's three ways, bit-exact: straight from the input (long runs), doubling (small outputs) and
+spreading from the first tile (larger ones, cut into one slice per thread).
 
-Outputs above the block limit (2 MiB) are one strided copy from that block, each repeated dim a
-stride-0 dim of the source; smaller ones are doubled in place. The limit is lowered here so small
-arrays take the block path in every variant: the block built or the input used as it is, more
-than eight dims after the repeats are split off (walked by the TILE driver itself), streaming
-stores forced on (threshold 0) or off, every ISA, one thread and several. Outputs sit in
-sentinel-filled bases, so a write outside a view fails.
+The test hook lowers the limit so small arrays reach every way: input runs of at least the limit
+straight (packed or not), outputs above it spread, the rest double; more than eight dims after
+the repeats are split off (walked by the TILE driver itself), streaming stores forced on
+(threshold 0) or off, every ISA, one thread and several. Outputs sit in sentinel-filled bases, so
+a write outside a view fails.
 """
 import numpy as np
 import pytest
@@ -37,9 +37,9 @@ def streaming(request):
 @pytest.fixture
 def block_limit():
     def set_limit(n):
-        _core._set_tile_block_limit(n)
+        _core._set_tile_limit(n)
     yield set_limit
-    _core._set_tile_block_limit(-1)
+    _core._set_tile_limit(-1)
 
 
 def random_layout(rng, ndim, allow_repeat):
@@ -61,7 +61,7 @@ def run_case(rng, shape, repeats, dtype, what):
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_random_tiles_from_a_block(seed, isa, threads, streaming, block_limit):
+def test_random_tiles_every_way(seed, isa, threads, streaming, block_limit):
     rng = np.random.default_rng(5000 + seed)
     ndim = int(rng.integers(1, 9))
     shape = [int(rng.integers(1, 4)) for _ in range(ndim)]
@@ -72,7 +72,7 @@ def test_random_tiles_from_a_block(seed, isa, threads, streaming, block_limit):
         d = int(np.argmax(shape))
         shape[d] = max(1, shape[d] // 2)
     dtype = DTYPES[seed % len(DTYPES)]
-    # a limit below the output: the block is 0 dims (the input itself) up to all but one
+    # low limits take most inputs straight, high ones double or spread
     limit = int(rng.choice([1, 16, 64, 512, 4096]))
     block_limit(limit)
     run_case(rng, tuple(shape), tuple(repeats), np.dtype(dtype),
@@ -89,12 +89,14 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
                      f"8-d tile {np.dtype(dtype).name} limit {limit}")
 
 
-# above the built-in 2 MiB limit: the block path as it runs by default
+# the built-in rule; outputs above 1 MiB are cut into slices on several threads
 LARGE = [
-    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # block: the innermost dim tiled, 1 MiB
-    ((3, 1, 1000), (1, 70, 1), np.int8),           # no innermost repeat: the input is the block
-    ((7, 33), (3, 1500), np.float16),              # rows of 99 KB
-    ((2, 5, 3), (600, 40, 1), np.float64),         # short rows, a block of all but dim 0
+    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # spread, 32 MiB, sliced along dim 0
+    ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: doubled
+    ((4, 1, 1024), (1, 300, 1), np.float32),       # runs of 4 KiB: straight, 4.7 MiB
+    ((7, 33), (3, 1500), np.float16),              # spread, 2 MiB, sliced along dim 0
+    ((2, 5, 3), (600, 40, 1), np.float64),         # spread, 5.5 MiB, 600 slices to share
+    ((1, 2, 3, 5), (1, 1, 300, 200), np.int8),     # first repeated dim inside: sliced along dim 2
 ]
 
 
@@ -109,3 +111,18 @@ def test_large_tiles(shape, repeats, dtype, isa, threads, streaming):
                                 (1,) + (0,) * (len(shape) - 1)))
     dmlcpu.tile(x, repeats=list(repeats), out=out.view)
     out.check(reference.tile(x, repeats), f"large tile {shape}x{repeats}")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_large_tiles_any_layout(seed, isa, threads):
+    """Outputs of 2-4 MiB (spread, sliced per thread), permuted, flipped and padded operands."""
+    rng = np.random.default_rng(700 + seed)
+    ndim = int(rng.integers(2, 6))
+    dtype = np.dtype(DTYPES[seed % len(DTYPES)])
+    shape = [int(rng.integers(1, 6)) for _ in range(ndim)]
+    repeats = [int(rng.integers(1, 4)) for _ in range(ndim)]
+    repeats[int(rng.integers(ndim))] = int(rng.integers(2, 6))
+    while np.prod(shape) * np.prod(repeats) * dtype.itemsize <= (2 << 20):
+        repeats[int(rng.integers(ndim))] += 1
+    run_case(rng, tuple(shape), tuple(repeats), dtype,
+             f"large tile {shape}x{repeats} {dtype.name}")

@@ -63,7 +63,7 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     const dmlcpu_cache_info *dmlcpu_cache()
     void dmlcpu_set_stream_threshold(int64_t bytes)
     int64_t dmlcpu_stream_threshold()
-    void dmlcpu_set_tile_block_limit(int64_t bytes)
+    void dmlcpu_set_tile_limit(int64_t bytes)
     int dmlcpu_kernel_slot_count()
     const char *dmlcpu_kernel_slot_name(int slot)
     int dmlcpu_kernel_slot_isa(int slot)

@@ -86,10 +86,10 @@ def _set_stream_threshold(n):
     return before
 
 
-def _set_tile_block_limit(n):
-    """Tests: TILE outputs above n bytes are written from a cached block of at most n bytes
-    (-1: the built-in limit again)."""
-    dmlcpu_set_tile_block_limit(_operator.index(n))
+def _set_tile_limit(n):
+    """Tests: TILE input runs of n bytes or more go straight into every tile, packed or not;
+    otherwise outputs above n bytes spread, smaller ones double (-1: the built-in rule again)."""
+    dmlcpu_set_tile_limit(_operator.index(n))
 
 
 def set_num_threads(n):

@@ -80,8 +80,8 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
 
 /*
  * dst[c] = src[c mod src.sizes]: dst.sizes[i] is a whole multiple of src.sizes[i] (both > 0).
- * The input is copied once into the first tile; each repeated dimension is then filled by
- * doubling the block already written, so no element is copied from src more than once.
+ * Long input runs are copied straight into every tile; otherwise the input is copied once into
+ * the first tile and each repeated dimension is filled from the part already written (tile.c).
  */
 dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize);
 
@@ -163,9 +163,10 @@ const dmlcpu_cache_info *dmlcpu_cache(void);
 /* For benchmarks and tests: the threshold from now on (bytes; -1 restores the detected one). */
 void dmlcpu_set_stream_threshold(int64_t bytes);
 int64_t dmlcpu_stream_threshold(void);
-/* For tests: TILE outputs above this many bytes are written from a cached block of at most this
- * size (-1 or anything above 2 MiB: the built-in 2 MiB), smaller ones by doubling in place. */
-void dmlcpu_set_tile_block_limit(int64_t bytes);
+/* For tests: TILE input runs of this many bytes or more are copied straight into every tile,
+ * packed or not; otherwise outputs above this size spread, smaller ones double (-1: the built-in
+ * rule, packed runs of 1 KiB straight and outputs above 2 MiB spread: tile.c). */
+void dmlcpu_set_tile_limit(int64_t bytes);
 uint32_t dmlcpu_cpu_features(void);
 /* Name of feature bit number bit (0 .. DMLCPU_CPU_FEATURE_COUNT-1), NULL outside. */
 const char *dmlcpu_cpu_feature_name(int bit);
