@@ -42,14 +42,11 @@
 /*
  * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream where dmlcpu_streams
  * says so for the bytes written, like the per-run streaming of a copy; shorter blocks only from
- * STREAM_SHORT_MIN_BYTES as well. JOIN 4x(64,64,1024) along axis 2, one thread, ratio to memcpy, part by
- * part / one pass streamed (python -m dmlcpu bench, separate processes, medians): int8 (16 MiB
- * out, 1 KiB blocks) 0.74 / 0.70, float16 (32 MiB, 2 KiB) 1.47 / 1.40, float32 (64 MiB, 4 KiB)
- * 0.99 / 1.33, float64 (128 MiB, 8 KiB) 0.57 / 0.83; one pass with ordinary stores, against
- * streamed, in one process: int8 1.4-1.6 / 2.1-2.5 ms, float32 13.3 / 8-10 ms. Below that size the
- * output stays in this machine's last-level cache between calls and streaming only costs.
+ * STREAM_SHORT_MIN_BYTES as well. JOIN 4x(32,256,256) along axis 2 (32 MiB out), one thread,
+ * ms, ordinary stores / streamed (python -m dmlcpu bench --filter, two runs): float32 (1 KiB
+ * blocks) 2.4-2.8 / 1.8, while PyTorch took 2.4; int8 (256-byte blocks) 2.3 / 3.0-3.2.
  */
-#define STREAM_LONG_BLOCK_BYTES ((int64_t)16 << 10)
+#define STREAM_LONG_BLOCK_BYTES ((int64_t)1 << 10)
 #define STREAM_SHORT_MIN_BYTES ((int64_t)64 << 20)
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
