@@ -136,12 +136,15 @@ static void reference_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_
     } while (test_next_index(idx, dst->sizes, dst->ndim));
 }
 
-static void tile_case(int32_t ndim, const int64_t *in_sizes, const int64_t *repeats, size_t e) {
+/* backwards: the input walked backwards, to be unlike the output (forwards, long runs are
+ * copied straight from it) */
+static void tile_case(int32_t ndim, const int64_t *in_sizes, const int64_t *repeats, size_t e,
+                      int backwards) {
     int64_t out_sizes[DMLCPU_MAX_DIMS], in_strides[DMLCPU_MAX_DIMS], out_strides[DMLCPU_MAX_DIMS];
     int64_t in_step = 1, out_step = 1;
     for (int32_t d = ndim - 1; d >= 0; d--) {
         out_sizes[d] = in_sizes[d] * repeats[d];
-        in_strides[d] = -in_step; /* the input walked backwards, to be unlike the output */
+        in_strides[d] = backwards ? -in_step : in_step;
         out_strides[d] = out_step;
         in_step *= in_sizes[d];
         out_step *= out_sizes[d];
@@ -165,11 +168,13 @@ void test_groups_and_tiles(void) {
         group_case(7, small, 3, e);
         group_case(20000, wide, 4, e); /* large enough for the streamed one-pass path */
         int64_t a[3] = {3, 5, 7}, ra[3] = {2, 3, 4};
-        tile_case(3, a, ra, e);
-        int64_t b[4] = {1, 33, 17, 31}, rb[4] = {2, 2, 5, 7}; /* several MiB: threads */
-        tile_case(4, b, rb, e);
+        tile_case(3, a, ra, e, 1);
+        int64_t b[4] = {1, 33, 17, 31}, rb[4] = {2, 2, 5, 7}; /* several MiB: spread, sliced */
+        tile_case(4, b, rb, e, 1);
         int64_t c[1] = {1}, rc[1] = {1000};
-        tile_case(1, c, rc, e);
+        tile_case(1, c, rc, e, 1);
+        int64_t f[3] = {3, 1, 700}, rf[3] = {2, 90, 1}; /* runs of 700 elements: straight */
+        tile_case(3, f, rf, e, 0);
     }
 }
 
