@@ -28,15 +28,10 @@
  * 10277 / 2001, inner 2 6545 / 8149 (benchmarks/bench_group.py, one thread).
  */
 #define GROUP_MIN_BLOCK_ELEMENTS 2
-/*
- * ... and unless the blocks lie back to back in the destination (a JOIN), shorter than this:
- * each part then has its own destination, filled part by part with whole streamed lines by the
- * row-streaming kernel, while the pass here writes each block's two edge lines normally.
- * SPLIT (64,256,1024) along axis 2 into [100,300,624], ratio to memcpy, one pass / part by
- * part: int8 0.80-0.92 / 1.26-1.45, float16 1.10-1.66 / 1.23-1.30, float32 1.32-1.45 /
- * 1.03-1.12 (benchmarks/bench_group.py).
- */
-#define GROUP_MIN_SCATTERED_BLOCK_BYTES 1024
+/* From there the one pass won whether or not the blocks lie back to back in the destination:
+ * SPLIT int8 (32,256,1024) along axis 2 into equal parts, ms one pass / part by part, one
+ * thread: 16-byte blocks 2.6 / 3.1, 32: 1.1 / 2.5, 64: 0.80 / 1.6, 128: 0.46 / 0.78; into
+ * [100, 300, 624] at 32 MiB 1.9-2.3 / 4.2-4.9 (the parts streamed one by one). */
 /* In a streamed pass, shorter blocks are all edge lines: ordinary stores. */
 #define STREAM_MIN_BLOCK_BYTES (2 * LINE_BYTES)
 /*
@@ -135,17 +130,6 @@ static int part_of(group_plan *g, size_t k, const dmlcpu_view *dst, const dmlcpu
     return 1;
 }
 
-/* 1 if at every outer index each part's destination block starts where the previous one's ends. */
-static int back_to_back(const group_plan *g, size_t count, int32_t outer_ndim) {
-    for (size_t k = 1; k < count; k++) {
-        const dmlcpu_operand *prev = &g->ops[2 * (k - 1)], *dst = &g->ops[2 * k];
-        if (prev->data + g->bytes[k - 1] != dst->data) return 0;
-        for (int32_t d = 0; d < outer_ndim; d++)
-            if (dst->strides[d] != g->ops[0].strides[d]) return 0;
-    }
-    return 1;
-}
-
 /* Part by part, as dmlcpu_copy would (the views are already checked). */
 static void copy_parts(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t count,
                        size_t elsize) {
@@ -172,10 +156,7 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
         if (!part_of(g, n, &dsts[k], &srcs[k], outer_ndim, elsize)) return 0;
         block_bytes += (int64_t)g->bytes[n++]; /* <= the sum of checked views */
     }
-    if (block_bytes < GROUP_MIN_SCATTERED_BLOCK_BYTES * (int64_t)nonempty &&
-        !(block_bytes >= GROUP_MIN_BLOCK_ELEMENTS * (int64_t)(elsize * nonempty) &&
-          back_to_back(g, n, outer_ndim)))
-        return 0;
+    if (block_bytes < GROUP_MIN_BLOCK_ELEMENTS * (int64_t)(elsize * nonempty)) return 0;
     if (dmlcpu_mul_overflows(block_bytes, g->outer_count, &total_bytes)) total_bytes = INT64_MAX;
     g->count = n;
     g->outer = dmlcpu_merge_dims(outer_ndim, g->sizes, g->ops, 2 * n);
