@@ -28,13 +28,20 @@ static _Atomic int64_t forced_limit = -1;
 
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
+/* The input, once, into the first tile of dst (returned in *first). */
+static dmlcpu_status copy_first_tile(const dmlcpu_view *dst, const dmlcpu_view *src,
+                                     size_t elsize, dmlcpu_view *first) {
+    *first = *dst;
+    for (int32_t d = 0; d < dst->ndim; d++) first->sizes[d] = src->sizes[d];
+    return dmlcpu_copy(first, src, elsize);
+}
+
 static dmlcpu_status tile_by_doubling(const dmlcpu_view *dst, const dmlcpu_view *src,
                                       size_t elsize) {
-    dmlcpu_status status;
     /* 1. the input, once, into the first tile */
-    dmlcpu_view part = *dst;
-    for (int32_t i = 0; i < dst->ndim; i++) part.sizes[i] = src->sizes[i];
-    if ((status = dmlcpu_copy(&part, src, elsize)) != DMLCPU_OK) return status;
+    dmlcpu_view part;
+    dmlcpu_status status = copy_first_tile(dst, src, elsize, &part);
+    if (status != DMLCPU_OK) return status;
 
     /* 2. innermost dim first, double what is written along it: dims inside d are complete, dims
      * outside d hold only their first tile, which later (outer) passes replicate. */
@@ -123,9 +130,8 @@ static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int3
 /* Part of the output (whole tiles) by spreading. */
 static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view *src,
                                        size_t elsize) {
-    dmlcpu_view first = *dst;
-    for (int32_t d = 0; d < dst->ndim; d++) first.sizes[d] = src->sizes[d];
-    dmlcpu_status status = dmlcpu_copy(&first, src, elsize);
+    dmlcpu_view first;
+    dmlcpu_status status = copy_first_tile(dst, src, elsize, &first);
     for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--)
         if (dst->sizes[d] != src->sizes[d]) status = spread(dst, src, d, elsize);
     return status;
