@@ -51,18 +51,24 @@ static void runs_of_every_layout(size_t e) {
 }
 
 static void large_copies(size_t e) {
-    /* 6 MiB packed: the streaming copy, split among threads with misaligned ends */
+    /* 6 MiB packed, split among threads with misaligned ends: streamed (the threshold forced
+     * to 0, whatever the cache), then as the detected rule says */
     int64_t n = ((int64_t)6 << 20) / (int64_t)e + 3, one = 1;
+    dmlcpu_set_stream_threshold(0);
+    copy_case(1, &n, &one, &one, e, "6 MiB packed, streamed");
+    dmlcpu_set_stream_threshold(-1);
     copy_case(1, &n, &one, &one, e, "6 MiB packed");
     /* a blocked transpose, and one too thin to block */
     int64_t t_sizes[2] = {64, 4096}, t_dst[2] = {4096, 1}, t_src[2] = {1, 64};
     copy_case(2, t_sizes, t_dst, t_src, e, "64x4096 transpose");
     int64_t u_sizes[2] = {517, 2051}, u_dst[2] = {2051, 1}, u_src[2] = {1, 517};
     if (e == 4) copy_case(2, u_sizes, u_dst, u_src, e, "517x2051 transpose");
-    /* 5 MiB of 100-byte rows into a packed destination: the row-streaming kernel */
+    /* 5 MiB of 100-byte rows into a packed destination: the row-streaming kernel (forced) */
     int64_t rows = ((int64_t)5 << 20) / 100, r_sizes[2] = {rows, 100 / (int64_t)e};
     int64_t r_dst[2] = {100 / (int64_t)e, 1}, r_src[2] = {128 / (int64_t)e, 1};
+    dmlcpu_set_stream_threshold(0);
     copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows");
+    dmlcpu_set_stream_threshold(-1);
     /* 3-d, mixed signs, a gather too large for one thread */
     int64_t m_sizes[3] = {5, 300, 700}, m_dst[3] = {300 * 700, 700, 1};
     int64_t m_src[3] = {-(300 * 1500), 1500, 2};
@@ -162,11 +168,15 @@ static void tile_case(int32_t ndim, const int64_t *in_sizes, const int64_t *repe
 }
 
 void test_groups_and_tiles(void) {
-    static const int64_t small[] = {5, 1, 17}, wide[] = {33, 100, 17, 64};
+    static const int64_t small[] = {5, 1, 17}, wide[] = {33, 100, 17, 64}, long_[] = {1500, 2101};
     for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
         size_t e = WIDTHS[w];
         group_case(7, small, 3, e);
-        group_case(20000, wide, 4, e); /* large enough for the streamed one-pass path */
+        group_case(20000, wide, 4, e); /* the one pass, ordinary stores, on threads */
+        /* blocks of 1 KiB and more, streamed (the threshold forced to 0, whatever the cache) */
+        dmlcpu_set_stream_threshold(0);
+        group_case(300, long_, 2, e);
+        dmlcpu_set_stream_threshold(-1);
         int64_t a[3] = {3, 5, 7}, ra[3] = {2, 3, 4};
         tile_case(3, a, ra, e, 1);
         int64_t b[4] = {1, 33, 17, 31}, rb[4] = {2, 2, 5, 7}; /* several MiB: spread, sliced */
