@@ -94,9 +94,9 @@ LARGE = [
     ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # spread, 32 MiB, sliced along dim 0
     ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: doubled
     ((4, 1, 1024), (1, 300, 1), np.float32),       # runs of 4 KiB: straight, 4.7 MiB
-    ((7, 33), (3, 1500), np.float16),              # spread, 2 MiB, sliced along dim 0
+    ((7, 33), (3, 1600), np.float16),              # spread, 2.1 MiB, sliced along dim 0
     ((2, 5, 3), (600, 40, 1), np.float64),         # spread, 5.5 MiB, 600 slices to share
-    ((1, 2, 3, 5), (1, 1, 300, 200), np.int8),     # first repeated dim inside: sliced along dim 2
+    ((1, 2, 3, 5), (1, 1, 400, 200), np.int8),     # first repeated dim inside: sliced along dim 2
 ]
 
 
