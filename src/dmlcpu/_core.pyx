@@ -396,6 +396,8 @@ include "_operands.pxi"
 include "_binding.pxi"
 # The eager API's remembered plans.
 include "_eager.pxi"
+
+include "_public.pxi"
 # Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"
 # One piece of a long scan with its running total carried in and out (dmlcpu.dask).

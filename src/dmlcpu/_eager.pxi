@@ -49,9 +49,36 @@ cdef enum:
     FIELD_INT = -2
     FIELD_SEQUENCE = -3
 
+cdef extern from *:
+    """
+    /* NumPy's C-API table, taken from its capsule the way NumPy's import_array() takes it,
+     * without building against NumPy's headers: slot 94 is PyArray_NewFromDescr in every
+     * NumPy since 1.0 (the table's numbering never changes). Checked at import (empty_works);
+     * if it is missing or wrong, new outputs come from numpy.empty. */
+    typedef PyObject *(*dmlcpu_new_from_descr)(PyTypeObject *, PyObject *, int,
+                                               const Py_ssize_t *, const Py_ssize_t *,
+                                               void *, int, PyObject *);
+    static dmlcpu_new_from_descr dmlcpu_numpy_new_from_descr(PyObject *capsule) {
+        void **table = (void **)PyCapsule_GetPointer(capsule, NULL);
+        if (table == NULL) { PyErr_Clear(); return NULL; }
+        return (dmlcpu_new_from_descr)table[94];
+    }
+    /* A new C-contiguous, uninitialised array (a new reference; NULL with an exception set). */
+    static PyObject *dmlcpu_new_empty(dmlcpu_new_from_descr make, PyObject *type,
+                                      PyObject *descr, int nd, const Py_ssize_t *dims) {
+        Py_INCREF(descr);  /* PyArray_NewFromDescr steals it */
+        return make((PyTypeObject *)type, descr, nd, dims, NULL, NULL, 0, NULL);
+    }
+    """
+    ctypedef void *new_from_descr_fn "dmlcpu_new_from_descr"
+    new_from_descr_fn numpy_new_from_descr "dmlcpu_numpy_new_from_descr"(object capsule)
+    object new_empty_from "dmlcpu_new_empty"(new_from_descr_fn make, object type, object descr,
+                                              int nd, const Py_ssize_t *dims)
+
 cdef bint FIELDS_MATCH = False   # set at the end of this file, once fields_match is defined
 cdef object NDARRAY = _np.ndarray
 cdef object new_array = _np.empty
+cdef new_from_descr_fn new_from_descr = NULL   # set at the end of this file (empty_works)
 MISS = object()          # "no remembered plan served this call"
 
 # The eleven dtypes a key can name, in DirectML's order (index + 1 is the DML data type value),
@@ -107,12 +134,35 @@ cdef int grow(KeyWords *k) except -1:
     return 0
 
 
+cdef extern from *:
+    """
+    /* An exact int of one CPython digit (|value| < 2**30), read without a call: the fields of a
+     * call are such ints nearly always. 0 if it is not one (the caller then converts it). */
+    static int dmlcpu_compact_int(PyObject *value, long long *out) {
+    #if PY_VERSION_HEX >= 0x030C0000
+        if (!PyUnstable_Long_IsCompact((PyLongObject *)value)) return 0;
+        *out = (long long)PyUnstable_Long_CompactValue((PyLongObject *)value);
+        return 1;
+    #else
+        Py_ssize_t size = Py_SIZE(value);
+        if (size < -1 || size > 1) return 0;
+        *out = size == 0 ? 0 : size * (long long)((PyLongObject *)value)->ob_digit[0];
+        return 1;
+    #endif
+    }
+    """
+    bint compact_int "dmlcpu_compact_int"(object value, long long *out) noexcept
+
+
 cdef int put_int(KeyWords *k, object value) except -1:
     """1 if value is an exact int within int64 (now encoded), else 0."""
     cdef int overflow = 0
     cdef long long number
     if type(value) is not int:
         return 0
+    if compact_int(value, &number):
+        put(k, number)
+        return 1
     number = PyLong_AsLongLongAndOverflow(value, &overflow)
     if overflow:
         return 0
@@ -198,24 +248,53 @@ cdef class Key:
         return self.n * sizeof(int64_t) + 96
 
 
-cdef Key key_of(KeyWords *k, op, bint into):
-    cdef Key key = Key.__new__(Key)
+cdef int key_fill(Key key, int64_t *words, KeyWords *k, op, bint into) except -1:
+    # Each word is mixed with its position on its own and the products summed, so the
+    # multiplies overlap instead of forming one chain (a dict needs spread, equality is exact);
+    # one final mix spreads the sum's high bits down.
     cdef uint64_t mixed = 0x9E3779B97F4A7C15u ^ <uint64_t>into
+    cdef uint64_t position = 0
     cdef Py_ssize_t i
-    key.words = <int64_t *>PyMem_Malloc(k.n * sizeof(int64_t) if k.n else 1)
-    if key.words == NULL:
-        raise MemoryError()
-    memcpy(key.words, k.words, k.n * sizeof(int64_t))
+    key.words = words
     key.n = k.n
     key.op = op
     key.into = into
     for i in range(k.n):
-        mixed = (mixed ^ <uint64_t>k.words[i]) * 0x100000001B3u
-        mixed ^= mixed >> 29
+        position += 0xD6E8FEB86659FD93u
+        mixed += (<uint64_t>k.words[i] ^ position) * 0x9FB21C651E98DF25u
+    mixed ^= mixed >> 32
+    mixed *= 0x9FB21C651E98DF25u
+    mixed ^= mixed >> 29
     key.hash = <Py_hash_t>(mixed ^ <uint64_t>hash(op))
     if key.hash == -1:
         key.hash = -2  # -1 means "error" to CPython
+    return 0
+
+
+cdef Key key_of(KeyWords *k, op, bint into):
+    """A key to keep: its own copy of the words."""
+    cdef Key key = Key.__new__(Key)
+    cdef int64_t *words = <int64_t *>PyMem_Malloc(k.n * sizeof(int64_t) if k.n else 1)
+    if words == NULL:
+        raise MemoryError()
+    memcpy(words, k.words, k.n * sizeof(int64_t))
+    key_fill(key, words, k, op, into)
     return key
+
+
+# The key every look-up fills in place, its words borrowed from the caller's KeyWords for the
+# one dict look-up: nothing in between runs Python code or releases the GIL (Key's hash and
+# equality are C, the op is a str), so no other call can see it half-filled. (This module is
+# not free-threading compatible; see its first line.)
+cdef Key PROBE = Key.__new__(Key)
+
+
+cdef object look_up(dict cache, KeyWords *k, op, bint into):
+    key_fill(PROBE, k.words, k, op, into)
+    try:
+        return cache.get(PROBE)
+    finally:
+        PROBE.words = NULL  # borrowed: never freed by the probe
 
 
 def field_snapshot(fields):
@@ -264,18 +343,46 @@ cdef class Remembered:
     """A validated plan and what its new outputs look like (C-contiguous, shapes, dtype)."""
     cdef readonly Plan plan
     cdef tuple shapes
+    cdef Py_ssize_t n_new                # new outputs to make (0: the caller gives them)
+    cdef Py_ssize_t *dims                # n_new rows of DMLCPU_MAX_DIMS sizes
     cdef object dtype
     cdef bint many
     cdef bint in_place
     cdef readonly Py_ssize_t nbytes   # roughly what keeping it costs, key included
 
     def __init__(self, Plan plan, shapes, dtype, bint many, bint in_place, Py_ssize_t key_bytes):
+        cdef Py_ssize_t i, j
         self.plan = plan
         self.shapes = tuple(tuple(shape) for shape in shapes)
+        self.n_new = len(self.shapes)
+        self.dims = <Py_ssize_t *>PyMem_Malloc(
+            max(self.n_new, 1) * DMLCPU_MAX_DIMS * sizeof(Py_ssize_t))
+        if self.dims == NULL:
+            raise MemoryError()
+        for i, shape in enumerate(self.shapes):
+            if len(shape) > DMLCPU_MAX_DIMS:
+                raise CoreError("a new output has %d dimensions" % len(shape))
+            for j in range(len(shape)):
+                self.dims[i * DMLCPU_MAX_DIMS + j] = shape[j]
         self.dtype = dtype
         self.many = many
         self.in_place = in_place
-        self.nbytes = plan.nbytes + key_bytes
+        self.nbytes = plan.nbytes + key_bytes + self.n_new * DMLCPU_MAX_DIMS * sizeof(Py_ssize_t)
+
+    def __dealloc__(self):
+        PyMem_Free(self.dims)
+
+    cdef tuple new_outputs(self):
+        """The new outputs, C-contiguous and uninitialised (the plan writes every element)."""
+        cdef Py_ssize_t i
+        if new_from_descr == NULL:
+            return tuple([new_array(shape, self.dtype) for shape in self.shapes])
+        if self.n_new == 1:
+            return (new_empty_from(new_from_descr, NDARRAY, self.dtype, len(self.shapes[0]),
+                                   self.dims),)
+        return tuple([new_empty_from(new_from_descr, NDARRAY, self.dtype, len(self.shapes[i]),
+                                     &self.dims[i * DMLCPU_MAX_DIMS])
+                      for i in range(self.n_new)])
 
     cdef bint run(self, tuple inputs, tuple outputs, bint given) except -1:
         """Runs into outputs; False (nothing written) if given outputs cannot be bound as
@@ -318,17 +425,6 @@ cdef bint bind_fields(Operands *ops, object array, bint writable) except -1:
     return True
 
 
-def eager(dict cache, full_path, op, tuple fields, tuple inputs, tuple outputs, feature_level,
-          spec):
-    """An eager call: from a remembered plan when one serves it (extended mode only), else
-    ``full_path(op, fields, inputs, outputs, feature_level, spec)``, which validates."""
-    if feature_level is None:
-        done = remembered_call(cache, op, fields, inputs, outputs)
-        if done is not MISS:
-            return done
-    return full_path(op, fields, inputs, outputs, feature_level, spec)
-
-
 cdef object remembered_call(dict cache, op, tuple fields, tuple inputs, tuple outputs):
     """The result of the call from a remembered plan, or MISS (nothing written) when no plan is
     remembered for it or the caller's outputs (None: new arrays) may meet another operand."""
@@ -346,17 +442,14 @@ cdef object remembered_call(dict cache, op, tuple fields, tuple inputs, tuple ou
             for array in outputs:
                 if not put_array(&k, array):
                     return MISS
-        found = cache.get(key_of(&k, op, given))
+        found = look_up(cache, &k, op, given)
     finally:
         key_close(&k)
     if found is None:
         return MISS
     remembered = <Remembered>found
     if not given:
-        if len(remembered.shapes) == 1:
-            outputs = (new_array(remembered.shapes[0], remembered.dtype),)
-        else:
-            outputs = tuple([new_array(shape, remembered.dtype) for shape in remembered.shapes])
+        outputs = remembered.new_outputs()
     if not remembered.run(inputs, outputs, given):
         return MISS
     return list(outputs) if remembered.many else outputs[0]
@@ -388,6 +481,41 @@ cdef bint fields_match():
 
 
 FIELDS_MATCH = fields_match()
+
+
+cdef bint empty_works(new_from_descr_fn make) except -1:
+    """True if make (NumPy's PyArray_NewFromDescr, by its slot) makes the arrays numpy.empty
+    would: exact ndarrays of the shape and dtype asked, C-contiguous, writable, owning data."""
+    cdef Py_ssize_t dims[3]
+    dims[0], dims[1], dims[2] = 2, 3, 5
+    if make == NULL:
+        return False
+    for dtype in KEY_DTYPES:
+        made = new_empty_from(make, NDARRAY, dtype, 3, dims)
+        if not (type(made) is NDARRAY and made.dtype is dtype and made.shape == (2, 3, 5)
+                and made.flags.c_contiguous and made.flags.writeable and made.flags.owndata):
+            return False
+    return True
+
+
+def _numpy_api_capsule():
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            return __import__(name, fromlist=["_ARRAY_API"])._ARRAY_API
+        except (ImportError, AttributeError):
+            pass
+    return None
+
+
+_capsule = _numpy_api_capsule()
+if _capsule is not None and empty_works(numpy_new_from_descr(_capsule)):
+    new_from_descr = numpy_new_from_descr(_capsule)
+del _capsule
+
+
+def makes_outputs_by_c_api():
+    """True if remembered plans make new outputs through NumPy's C API (empty_works held)."""
+    return new_from_descr != NULL
 
 
 def binds_from_fields():

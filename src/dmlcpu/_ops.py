@@ -1,5 +1,8 @@
 """The eager API (docs/semantics.md): arrays in, validated, planned, run, arrays out.
 
+The seven public functions themselves are Cython (``_core``, _public.pxi): a call that a
+remembered plan serves never enters Python. Every other call comes here, to ``_full``.
+
 Every call reads each argument exactly once into a snapshot: each field into an int or a tuple
 of ints (first), then each array into a private NumPy view whose dtype, shape and strides nobody
 else can change. The cache key, the validation, the overlap checks, the plan and the run all
@@ -10,10 +13,11 @@ fields are never negative.
 
 An extended-mode call whose fields are exact ints (or lists of them) and whose arrays are exact
 ndarrays remembers its plan under its snapshot; the next call with the same snapshot runs it
-straight from Cython (``_core.eager``). What a key cannot tell, where the caller's
+straight from Cython (``_core``'s remembered_call). What a key cannot tell, where the caller's
 outputs lie in memory, is checked on every call: a remembered plan runs into caller outputs only
 if their bytes meet no other operand's; otherwise the full path's exact overlap check decides.
 """
+import sys
 import threading
 from collections import namedtuple
 from types import SimpleNamespace as _Args
@@ -24,13 +28,11 @@ from . import _core
 from ._arrays import as_array, check_no_overlap, data_type_of
 from ._errors import InvalidArgumentError
 from ._registry import INPUT, OPERATORS, OUTPUT, TENSOR, TENSORS
-from ._types import AxisDirection
 from ._validate import (Tensor, as_bool, as_int, as_int_list, parse_feature_level,
                         show, slice1_max_output_size, validate_cumulative, validate_join,
                         validate_slice, validate_slice1, validate_split, validate_tile)
 
 _NDARRAY = np.ndarray
-_eager = _core.eager
 _CACHE = {}
 _CACHE_LIMIT = 512                # remembered plans at most
 _CACHE_MAX_BYTES = 32 << 20       # and at most this many bytes of plans and keys
@@ -171,17 +173,6 @@ def _split_prepare(fields, ins, outs, level):
 _SPLIT = _Spec("SPLIT", _split_fields, _split_prepare)
 
 
-def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
-    """SPLIT: cut ``input`` along ``axis`` into consecutive blocks of ``output_axis_sizes``.
-
-    Returns the outputs (new C-contiguous arrays, or ``outputs`` filled in place).
-    """
-    # (an ndarray's rows may serve as the outputs, as they always could)
-    outputs = None if outputs is None else _sequence(outputs, "outputs", (str, bytes))
-    return _eager(_CACHE, _full, "SPLIT", (axis, output_axis_sizes), (input,), outputs,
-                  feature_level, _SPLIT)
-
-
 def _join_prepare(fields, ins, outs, level):
     (axis,), tins = fields, [i.tensor for i in ins]
     shape = list(tins[0].sizes) if tins else []
@@ -193,12 +184,6 @@ def _join_prepare(fields, ins, outs, level):
 
 
 _JOIN = _Spec("JOIN", lambda values: (as_int(values[0], "Axis"),), _join_prepare)
-
-
-def join(inputs, *, axis, out=None, feature_level=None):
-    """JOIN: concatenate ``inputs`` along ``axis`` in order."""
-    return _eager(_CACHE, _full, "JOIN", (axis,), _sequence(inputs, "inputs"),
-                  None if out is None else (out,), feature_level, _JOIN)
 
 
 def _slice_fields(values):
@@ -217,12 +202,6 @@ def _slice_prepare(fields, ins, outs, level):
 
 
 _SLICE = _Spec("SLICE", _slice_fields, _slice_prepare)
-
-
-def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
-    """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
-    return _eager(_CACHE, _full, "SLICE", (offsets, sizes, strides), (input,),
-                  None if out is None else (out,), feature_level, _SLICE)
 
 
 def _slice1_fields(values):
@@ -252,17 +231,6 @@ def _slice1_prepare(fields, ins, outs, level):
 _SLICE1 = _Spec("SLICE1", _slice1_fields, _slice1_prepare)
 
 
-def slice1(input, *, input_window_offsets, input_window_sizes, input_window_strides=None,
-           output_sizes=None, out=None, feature_level=None):
-    """SLICE1: a window with signed strides; negative strides walk it backwards.
-
-    ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
-    """
-    return _eager(_CACHE, _full, "SLICE1", (input_window_offsets, input_window_sizes,
-                                            input_window_strides, output_sizes),
-                  (input,), None if out is None else (out,), feature_level, _SLICE1)
-
-
 def _tile_prepare(fields, ins, outs, level):
     (repeats,), x = fields, ins[0].tensor
     shape = (tuple(s * r for s, r in zip(x.sizes, repeats)) if len(repeats) == len(x.sizes)
@@ -273,12 +241,6 @@ def _tile_prepare(fields, ins, outs, level):
 
 
 _TILE = _Spec("TILE", lambda values: (as_int_list(values[0], "Repeats"),), _tile_prepare)
-
-
-def tile(input, *, repeats, out=None, feature_level=None):
-    """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
-    return _eager(_CACHE, _full, "TILE", (repeats,), (input,), None if out is None else (out,),
-                  feature_level, _TILE)
 
 
 def _cumulative_spec(op, exclusive_field, exclusive_name):
@@ -300,30 +262,9 @@ _CUMULATIVE = {op: _cumulative_spec(op, field, name) for op, field, name in (
     ("CUMULATIVE_SUMMATION", "HasExclusiveSum", "has_exclusive_sum"),
     ("CUMULATIVE_PRODUCT", "HasExclusiveProduct", "has_exclusive_product"))}
 
+_SPECS = {"SPLIT": _SPLIT, "JOIN": _JOIN, "SLICE": _SLICE, "SLICE1": _SLICE1, "TILE": _TILE,
+          **_CUMULATIVE}
 
-def _cumulative(op, input, axis, axis_direction, exclusive, out, feature_level):
-    # an enum member and a bool key as the ints they stand for (read once: type checks only)
-    direction = int(axis_direction) if type(axis_direction) is AxisDirection else axis_direction
-    exclusive = int(exclusive) if type(exclusive) is bool else exclusive
-    return _eager(_CACHE, _full, op, (axis, direction, exclusive), (input,),
-                  None if out is None else (out,), feature_level, _CUMULATIVE[op])
-
-
-def cumulative_summation(input, *, axis, axis_direction=AxisDirection.INCREASING,
-                         has_exclusive_sum=False, out=None, feature_level=None):
-    """CUMULATIVE_SUMMATION: running sums along ``axis`` (docs/semantics.md arithmetic).
-
-    ``out`` may be ``input`` itself (in place).
-    """
-    return _cumulative("CUMULATIVE_SUMMATION", input, axis, axis_direction, has_exclusive_sum,
-                       out, feature_level)
-
-
-def cumulative_product(input, *, axis, axis_direction=AxisDirection.INCREASING,
-                       has_exclusive_product=False, out=None, feature_level=None):
-    """CUMULATIVE_PRODUCT: running products along ``axis`` (docs/semantics.md arithmetic).
-
-    ``out`` may be ``input`` itself (in place).
-    """
-    return _cumulative("CUMULATIVE_PRODUCT", input, axis, axis_direction,
-                       has_exclusive_product, out, feature_level)
+_core._install_eager(sys.modules[__name__], _CACHE)
+from ._core import (cumulative_product, cumulative_summation, join, slice,  # noqa: E402
+                    slice1, split, tile)

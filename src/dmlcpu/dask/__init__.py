@@ -38,8 +38,7 @@ __all__ = ["cumulative_product", "cumulative_summation", "join", "slice", "slice
 
 # The eager API's argument handling per operator (fields read and converted, then validated from
 # tensors: a data type and sizes), which needs no array: dask arrays are judged by it as they are.
-_SPECS = {"SPLIT": _ops._SPLIT, "JOIN": _ops._JOIN, "SLICE": _ops._SLICE,
-          "SLICE1": _ops._SLICE1, "TILE": _ops._TILE, **_ops._CUMULATIVE}
+_SPECS = _ops._SPECS
 
 
 class _Input:
