@@ -157,7 +157,8 @@ def test_new_outputs_of_remembered_plans_are_fresh_owned_arrays():
         for _ in range(2):   # the second call is served by the remembered plan
             parts = dml.split(x, axis=2, output_axis_sizes=[1, 3])
             tiled = dml.tile(x, repeats=[1, 2, 1])
-            for got, want in zip(parts + [tiled], np.split(x, [1], axis=2) + [np.tile(x, (1, 2, 1))]):
+            wants = np.split(x, [1], axis=2) + [np.tile(x, (1, 2, 1))]
+            for got, want in zip(parts + [tiled], wants):
                 assert type(got) is np.ndarray and got.dtype == x.dtype
                 assert got.shape == want.shape and np.array_equal(got, want)
                 assert got.flags.c_contiguous and got.flags.owndata and got.flags.writeable

@@ -78,9 +78,9 @@ class _Spec:
 
 
 def _full(op, raw, inputs, outputs, feature_level, spec):
-    """Every eager call that no remembered plan serves (see _core.eager). ``inputs``: a tuple of
-    array objects; ``outputs``: a tuple of the caller's outputs or None (new arrays); ``raw``:
-    the fields as given; ``spec``: the operator's _Spec."""
+    """Every eager call that no remembered plan serves (_public.pxi sends it here).
+    ``inputs``: a tuple of array objects; ``outputs``: a tuple of the caller's outputs or None
+    (new arrays); ``raw``: the fields as given; ``spec``: the operator's _Spec."""
     level = parse_feature_level(feature_level)
     snapshot = _core.field_snapshot(raw)
     fields = spec.fields(raw if snapshot is None else snapshot)  # each field read once, first
