@@ -17,8 +17,7 @@
 const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
     .run =
         {
-            /* packed runs: AVX2's 32-byte loop measured faster from 1 KiB runs to 6 MiB copies
-             * (benchmarks/NOTES.md), so that slot falls back to it */
+            [0] = {[DMLCPU_RUN_CONTIGUOUS] = DMLCPU_KERNEL(dmlcpu_x8_copy_cc_vec)},
             [1] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x16_copy_gc_vec),
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
             [2] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x32_copy_gc_vec),
