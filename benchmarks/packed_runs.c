@@ -1,5 +1,6 @@
 /*
- * Runs of n bytes copied one after another, by glibc's memcpy and by plain AVX2 / AVX-512 loops:
+ * Runs of n bytes copied one after another, by glibc's memcpy, by plain AVX2 / AVX-512 loops and
+ * by `rep movsb`:
  * the measurement behind the packed-run kernel (kernels/copy_vector.h, benchmarks/NOTES.md).
  *
  *   cc -O2 -o /tmp/packed_runs benchmarks/packed_runs.c && /tmp/packed_runs RUN TOTAL_KIB REPEAT OFFSET
@@ -38,6 +39,10 @@ __attribute__((target("avx512f"))) static void copy_avx512(char *d, const char *
 
 static void copy_libc(char *d, const char *s, size_t n) { memcpy(d, s, n); }
 
+static void copy_rep_movsb(char *d, const char *s, size_t n) {
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
 typedef void (*copy_fn)(char *, const char *, size_t);
 
 int main(int argc, char **argv) {
@@ -52,17 +57,18 @@ int main(int argc, char **argv) {
     char *dst = aligned_alloc(4096, total + 4096), *src = aligned_alloc(4096, source_bytes + 4096);
     memset(dst, 1, total + 4096);
     memset(src, 2, source_bytes + 4096);
-    copy_fn fns[3] = {copy_libc, copy_avx2, copy_avx512};
-    double best[3] = {1e9, 1e9, 1e9};
+    copy_fn fns[4] = {copy_libc, copy_avx2, copy_avx512, copy_rep_movsb};
+    double best[4] = {1e9, 1e9, 1e9, 1e9};
     for (int pass = 0; pass < 30; pass++)
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             double start = now();
             for (size_t r = 0; r < rows; r++) fns[k](dst + r * run, src + offset + r / repeat * run, run);
             double took = now() - start;
             if (took < best[k]) best[k] = took;
         }
-    printf("run %zu, %zu KiB, repeat %zu, offset %zu: memcpy %.3f, avx2 %.3f, avx512 %.3f ms\n",
-           run, total >> 10, repeat, offset, best[0] * 1e3, best[1] * 1e3, best[2] * 1e3);
+    printf("run %zu, %zu KiB, repeat %zu, offset %zu: memcpy %.3f, avx2 %.3f, avx512 %.3f, "
+           "rep movsb %.3f ms\n", run, total >> 10, repeat, offset, best[0] * 1e3, best[1] * 1e3,
+           best[2] * 1e3, best[3] * 1e3);
     free(dst);
     free(src);
     return 0;
