@@ -61,6 +61,34 @@ def test_gather_every_small_stride(isa, e):
         check_copy(n, e, e, 1000 * e, 0, 5, rng)   # large stride
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_gathers_with_long_source_stretches(isa, threads):
+    # each run reads 512 bytes of source or more, so the driver prefetches the next run's
+    # stretch while it copies one (copy_nd.c); on 3 threads the first three cases are cut into
+    # chunks of rows, the last into pieces of its two rows
+    cases = [(np.int8, (3, 40, 1024), [(0, 3, 1), (1, 40, 2), (3, 900, 3)]),
+             (np.float32, (32, 64, 1024), [(0, 32, 1), (0, 64, 2), (1, 1001, 2)]),
+             (np.float64, (5, 7, 300), [(4, -1, -1), (0, 7, 3), (0, 300, 4)]),
+             (np.float32, (2, 1 << 19), [(0, 2, 1), (2, 1 << 19, 3)])]
+    rng = np.random.default_rng(threads)
+    old = dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(threads)
+    try:
+        for dtype, shape, ranges in cases:
+            x = rng.integers(-100, 100, size=shape).astype(dtype)
+            want = x[tuple(slice(a, None if b < 0 else b, k) for a, b, k in ranges)]
+            if all(k > 0 for _, _, k in ranges):
+                got = dmlcpu.slice(x, offsets=[a for a, _, _ in ranges], sizes=list(want.shape),
+                                   strides=[k for _, _, k in ranges])
+            else:
+                got = dmlcpu.slice1(x, input_window_offsets=[min(a, b + 1) for a, b, _ in ranges],
+                                    input_window_sizes=[abs(b - a) for a, b, _ in ranges],
+                                    input_window_strides=[k for _, _, k in ranges])
+            assert got.shape == want.shape and got.tobytes() == want.tobytes(), (dtype, shape)
+    finally:
+        dmlcpu.set_num_threads(old)
+
+
 @pytest.mark.parametrize("e", WIDTHS)
 def test_contiguous_scatter_strided_broadcast(isa, e):
     rng = np.random.default_rng(10 + e)
