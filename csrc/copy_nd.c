@@ -10,8 +10,8 @@
  *   walks the source more tightly, the two dims are copied in square blocks (a transpose), so
  *   each source cache line is used by several runs while it is still cached;
  * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
- * - a gather whose runs each read a long stretch of source prefetches the next run's stretch
- *   while it copies this one.
+ * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
+ *   stretch while it copies this one.
  */
 #include "dispatch.h"
 #include "walk.h"
@@ -40,6 +40,10 @@
  * runs ahead measured the same as one (benchmarks/NOTES.md).
  */
 #define PREFETCH_MIN_SPAN_BYTES 512
+/* Only where elements are at most a line apart, so every line of the stretch is read (and one
+ * prefetch per line is no more than the kernel's own loads); sparser gathers were not
+ * measured. */
+#define PREFETCH_MAX_STRIDE_BYTES 64
 
 /*
  * One copy, planned: dims [0, outer) are walked by the odometer; each step copies a "panel":
@@ -185,6 +189,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
     c.outer = inner - (c.kind == PANEL_RUN ? 0 : 1);
     c.outer_count = 1;
     c.prefetch = c.kind == PANEL_RUN && layout == DMLCPU_RUN_GATHER && c.ss > 0 &&
+                 c.ss <= PREFETCH_MAX_STRIDE_BYTES &&
                  (c.run - 1) * (int64_t)c.ss >= PREFETCH_MIN_SPAN_BYTES; /* within the view */
     for (int32_t d = 0; d < c.outer; d++) c.outer_count *= p->sizes[d]; /* <= the element count */
 
