@@ -35,9 +35,9 @@
 /*
  * A gather's runs whose source stretch is at least this long prefetch the next run's: where
  * the runs are apart in the source (SLICE [:, 1::2, 3:900:3]: every other 4 KiB row) the
- * hardware prefetchers retrain at each row. One thread, that SLICE took 0.65-0.90 of the time
- * at 8-128 MiB, int8 (897-byte stretches) and float32 (3.6 KiB) alike; prefetching two or four
- * runs ahead measured the same as one (benchmarks/NOTES.md).
+ * hardware prefetchers retrain at each row. That SLICE took 0.65-0.92 of the time at 32-128 MiB,
+ * one and two threads, int8 (897-byte stretches) and float32 (3.6 KiB) alike, and the same or
+ * less at 8 MiB; two or four runs ahead measured the same as one (benchmarks/NOTES.md).
  */
 #define PREFETCH_MIN_SPAN_BYTES 512
 /* Only where elements are at most a line apart, so every line of the stretch is read (and one

@@ -396,7 +396,7 @@ include "_operands.pxi"
 include "_binding.pxi"
 # The eager API's remembered plans.
 include "_eager.pxi"
-
+# The eager API's seven functions: a call a remembered plan serves runs no Python frame.
 include "_public.pxi"
 # Runtime configuration: ISA dispatch and threads.
 include "_runtime.pxi"
