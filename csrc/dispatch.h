@@ -79,7 +79,7 @@ static inline void dmlcpu_store_fence(void) {}
 /* Asks for the cache line at p ahead of its use (a hint: it never faults). */
 #if defined(__GNUC__) || defined(__clang__)
 static inline void dmlcpu_prefetch(const void *p) { __builtin_prefetch(p); }
-#elif defined(_M_X64) || defined(_M_IX86)
+#elif defined(_M_X64) /* MSVC: xmmintrin.h, included above for the fence */
 static inline void dmlcpu_prefetch(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T0); }
 #else
 static inline void dmlcpu_prefetch(const void *p) { (void)p; }
