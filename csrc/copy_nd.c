@@ -10,6 +10,8 @@
  *   walks the source more tightly, the two dims are copied in square blocks (a transpose), so
  *   each source cache line is used by several runs while it is still cached;
  * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
+ * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
+ *   copied by one rows kernel call per panel, not one walk step and call per run;
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
@@ -48,7 +50,7 @@
 /*
  * One copy, planned: dims [0, outer) are walked by the odometer; each step copies a "panel":
  * one run (PANEL_RUN), or dims outer (rows) and outer + 1 (the run) together, in square blocks
- * (PANEL_BLOCKED) or streamed into a packed destination (PANEL_ROWS). Parallel work is either a
+ * (PANEL_BLOCKED) or into a packed destination (PANEL_ROWS). Parallel work is either a
  * range of flat outer indices, or (split_panel) a range of the panel's rows / run elements for
  * every outer index.
  */
@@ -168,12 +170,12 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (streams && inner >= 1 && c.run >= 64 &&
-                   dst_strides[inner - 1] == c.run && table->copy.stream_rows != NULL) {
-            /* shorter runs, but packed one after the other in the destination */
+        } else if (inner >= 1 && dst_strides[inner - 1] == c.run) {
+            /* shorter runs, but packed one after the other in the destination: one call for
+             * them all, streamed in whole aligned lines where the output streams */
             c.kind = PANEL_ROWS;
-            c.streams = 1;
-            c.rows_kernel = table->copy.stream_rows;
+            c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
+            c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];

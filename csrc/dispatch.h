@@ -27,12 +27,16 @@ typedef struct dmlcpu_copy_kernels {
     /* Packed destination filled from rows of at least 64 bytes, with non-temporal stores of
      * whole aligned lines even where a line straddles two rows; NULL when the ISA has none. */
     dmlcpu_copy_rows_fn stream_rows;
+    /* Packed destination filled from rows with ordinary stores: the packed-run kernel once per
+     * row, in one call for all of them (a TILE's repeats of a cached row, a SLICE's rows). */
+    dmlcpu_copy_rows_fn rows;
 } dmlcpu_copy_kernels;
 
 typedef struct dmlcpu_copy_isas {
     int8_t run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
     int8_t stream;
     int8_t stream_rows;
+    int8_t rows;
 } dmlcpu_copy_isas;
 
 /* ---- scan section: one outer and one line kernel per scan type and operation (internal.h). An

@@ -138,6 +138,34 @@ def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
         assert np.array_equal(dst, expected), forwards
 
 
+@pytest.mark.parametrize("row", [2, 3, 63, 64, 65, 100, 1000, 1024, 4099])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_rows_into_packed_destination(isa, row, threads):
+    """Rows packed one after the other in the destination, with ordinary stores (the rows kernel):
+    source rows forwards, backwards and all one row (a TILE's repeats), at misaligned
+    addresses; at 3 threads the larger ones are shared by rows."""
+    rng = np.random.default_rng(row)
+    rows = max(5, (3 << 20) // row) if threads > 1 else 37
+    src_row = row + 40
+    src = rng.integers(0, 256, size=rows * src_row + 64, dtype=np.uint8)
+    before, old = _core._set_stream_threshold(1 << 62), dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(threads)
+    try:
+        for mis in (0, 5):
+            for start, step in ((mis, src_row), (mis + (rows - 1) * src_row, -src_row), (mis, 0)):
+                dst = rng.integers(0, 256, size=rows * row + 2 * mis + 64, dtype=np.uint8)
+                expected = dst.copy()
+                expected[mis:mis + rows * row] = np.lib.stride_tricks.as_strided(
+                    src[start:], (rows, row), (step, 1)).reshape(-1)
+                plan = Plan(1, 1, [("copy", (1, mis, [rows, row], [row, 1]),
+                                    (0, start, [rows, row], [step, 1]), 1)])
+                plan.run([src], [dst])
+                assert np.array_equal(dst, expected), (mis, step)
+    finally:
+        _core._set_stream_threshold(before)
+        dmlcpu.set_num_threads(old)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.int64])
 @pytest.mark.parametrize("shape", [(5, 3), (300, 257), (1031, 129), (2100, 300), (2053, 517)])
 def test_transpose_blocked(isa, dtype, shape):

@@ -28,4 +28,5 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
     /* streaming: 64-byte stores measured no faster than AVX2's 32-byte ones (memory-bound) */
     .stream = NULL,
     .stream_rows = DMLCPU_KERNEL(dmlcpu_copy_stream_rows),
+    .rows = DMLCPU_KERNEL(dmlcpu_copy_rows_vec),
 };

@@ -10,4 +10,5 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__scalar = {
 #include "copy_widths.h"
         },
     .stream = NULL,
+    .rows = DMLCPU_KERNEL(dmlcpu_copy_rows),
 };

@@ -47,6 +47,14 @@ static void runs_of_every_layout(size_t e) {
             int64_t step = layouts[l][1] ? layouts[l][1] : 1;
             int64_t ss[2] = {-(lengths[n] + 9) * step, layouts[l][1]};
             copy_case(2, sizes, ds, ss, e, "2-d runs");
+            if (layouts[l][0] == 1 && layouts[l][1] == 1) {
+                /* rows packed in the destination (the rows kernel), from source rows walked
+                 * backwards and from one row repeated (a TILE's) */
+                int64_t packed[2] = {lengths[n], 1}, back[2] = {-(lengths[n] + 9), 1};
+                int64_t same[2] = {0, 1};
+                copy_case(2, sizes, packed, back, e, "rows into a packed destination");
+                copy_case(2, sizes, packed, same, e, "one row repeated, packed");
+            }
         }
 }
 
@@ -68,6 +76,12 @@ static void large_copies(size_t e) {
     int64_t r_dst[2] = {100 / (int64_t)e, 1}, r_src[2] = {128 / (int64_t)e, 1};
     dmlcpu_set_stream_threshold(0);
     copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows");
+    /* the same with ordinary stores (the rows kernel, its rows shared among threads), and one
+     * row repeated (a TILE's) */
+    dmlcpu_set_stream_threshold((int64_t)1 << 62);
+    copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows, cached");
+    int64_t r_same[2] = {0, 1};
+    copy_case(2, r_sizes, r_dst, r_same, e, "5 MiB of one 100-byte row");
     dmlcpu_set_stream_threshold(-1);
     /* 3-d, mixed signs, a gather too large for one thread */
     int64_t m_sizes[3] = {5, 300, 700}, m_dst[3] = {300 * 700, 700, 1};
