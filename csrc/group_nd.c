@@ -76,8 +76,19 @@ static void copy_block(const group_plan *g, char *dst, const char *src, size_t n
     g->packed(dst, 1, src, 1, n);
 }
 
-/* Outer flat indices [begin, end): every part's block at each, in part order. */
+/* Outer flat indices [begin, end): every part's block at each, in part order. One outer dim
+ * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of
+ * 256-byte blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 us so). */
 static void group_range(const group_plan *g, int64_t begin, int64_t end) {
+    if (g->outer == 1) {
+        for (int64_t i = begin; i < end; i++)
+            for (size_t k = 0; k < g->count; k++) {
+                const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
+                copy_block(g, dst->data + i * dst->strides[0], src->data + i * src->strides[0],
+                           g->bytes[k]);
+            }
+        return;
+    }
     dmlcpu_walk w = {g->outer, g->sizes, 0, NULL, NULL, {0}};
     dmlcpu_walk_seek(&w, begin);
     for (int64_t i = begin; i < end; i++) {
