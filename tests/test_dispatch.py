@@ -103,7 +103,8 @@ def test_contiguous_scatter_strided_broadcast(isa, e):
 
 @pytest.mark.parametrize("shape,mis", [((3, (2 << 20) + 13), 1), ((1, (6 << 20) + 5), 3)])
 def test_streaming_copy(isa, shape, mis):
-    """Packed copies large enough for non-temporal stores, at misaligned addresses."""
+    """Packed copies streamed (the threshold forced to 0: whatever this machine's cache), at
+    misaligned addresses."""
     rng = np.random.default_rng(1)
     rows, cols = shape
     src = rng.integers(0, 256, size=rows * (cols + 64) + mis, dtype=np.uint8)
@@ -114,15 +115,19 @@ def test_streaming_copy(isa, shape, mis):
     ev[...] = sv
     plan = Plan(1, 1, [("copy", (1, mis, [rows, cols], [cols + 32, 1]),
                         (0, mis, [rows, cols], [cols + 64, 1]), 1)])
-    plan.run([src], [dst])
+    before = _core._set_stream_threshold(0)
+    try:
+        plan.run([src], [dst])
+    finally:
+        _core._set_stream_threshold(before)
     assert np.array_equal(dst, expected)
 
 
 @pytest.mark.parametrize("row,src_row,mis", [(64, 100, 0), (65, 4096, 1), (100, 130, 16),
                                              (1000, 1024, 3), (2496, 4096, 16), (16383, 16500, 5)])
 def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
-    """Rows shorter than a streamed run, packed in the destination, > 4 MiB in all: vectors
-    straddle rows; forwards and backwards source rows."""
+    """Rows shorter than a streamed run, packed in the destination, > 4 MiB in all, streamed (the
+    threshold forced to 0): vectors straddle rows; forwards and backwards source rows."""
     rng = np.random.default_rng(row)
     rows = (5 << 20) // row + 3
     src = rng.integers(0, 256, size=rows * src_row + 64, dtype=np.uint8)
@@ -134,7 +139,11 @@ def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
             src[start:], (rows, row), (step, 1)).reshape(-1)
         plan = Plan(1, 1, [("copy", (1, mis, [rows, row], [row, 1]),
                             (0, start, [rows, row], [step, 1]), 1)])
-        plan.run([src], [dst])
+        before = _core._set_stream_threshold(0)
+        try:
+            plan.run([src], [dst])
+        finally:
+            _core._set_stream_threshold(before)
         assert np.array_equal(dst, expected), forwards
 
 
