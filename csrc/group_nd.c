@@ -77,8 +77,8 @@ static void copy_block(const group_plan *g, char *dst, const char *src, size_t n
 }
 
 /* Outer flat indices [begin, end): every part's block at each, in part order. One outer dim
- * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of
- * 256-byte blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 us so). */
+ * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of 256-byte
+ * blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 so). */
 static void group_range(const group_plan *g, int64_t begin, int64_t end) {
     if (g->outer == 1) {
         for (int64_t i = begin; i < end; i++)

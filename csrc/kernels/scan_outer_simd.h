@@ -18,7 +18,8 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
                                          ptrdiff_t src_axis_stride, ptrdiff_t src_across_stride,
                                          size_t axis_len, size_t across, int flags,
                                          const dmlcpu_scan_carry *carry) {
-    enum { W = SCAN_OV_W, VB = W * SCAN_ES, BLOCK = DMLCPU_SCAN_BLOCK };
+    enum { W = SCAN_OV_W, VB = W * SCAN_ES };
+    enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(SCAN_ACC) };
     typedef SCAN_OV_VEC V;
     if (dst_across_stride != (ptrdiff_t)SCAN_ES || src_across_stride != (ptrdiff_t)SCAN_ES ||
         across < W) {

@@ -7,11 +7,12 @@
  * order, so the bits are those of the plain sequential loop.
  */
 
-/* Columns an outer kernel carries at once, their accumulators on the stack (4 to 32 KiB): a
- * block as wide as a whole 4096-element row keeps the row walks sequential (the prefetchers
- * follow them) while the accumulators stay in L1/L2 (benchmarks/NOTES.md). */
-#ifndef DMLCPU_SCAN_BLOCK
-#define DMLCPU_SCAN_BLOCK 4096
+/* Bytes of accumulators an outer kernel carries at once, on the stack: a block as wide as a
+ * whole row keeps the row walks sequential (the prefetchers follow them) while the
+ * accumulators stay in L1/L2. Counted in elements (4096 of any type, up to 32 KiB) an int8
+ * scan along axis 0 of 16 KiB rows took twice as long as of 4 KiB rows (benchmarks/NOTES.md). */
+#ifndef DMLCPU_SCAN_BLOCK_BYTES
+#define DMLCPU_SCAN_BLOCK_BYTES (32 << 10)
 #endif
 
 /* One row of the outer kernel, inclusive: acc = acc op in; out = acc. The packed branch (both
@@ -63,7 +64,7 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(outer)(
     int flags, const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     int fresh = dmlcpu_scan_fresh(carry);
-    enum { BLOCK = DMLCPU_SCAN_BLOCK };
+    enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(SCAN_ACC) };
     SCAN_ACC acc[BLOCK];
     for (size_t j0 = 0; j0 < across; j0 += BLOCK) {
         size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;
