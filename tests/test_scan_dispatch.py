@@ -113,9 +113,10 @@ def test_scalar_kernels_match_the_reference_on_the_same_shapes():
                                  (np.dtype(dtype).name, op, axis, reverse, exclusive))
 
 
-# Bytes of accumulators an outer kernel carries at once (DMLCPU_SCAN_BLOCK_BYTES in
-# kernels/scan_portable.h); float16 accumulates in float32.
-BLOCK_BYTES = 32 << 10
+# Columns an outer kernel carries at once (kernels/scan_portable.h): DMLCPU_SCAN_BLOCK on the
+# stack, or for wider rows DMLCPU_SCAN_WIDE_BYTES of accumulators from the heap where that is
+# more; float16 accumulates in float32.
+BLOCK, WIDE_BYTES = 4096, 32 << 10
 
 
 @pytest.mark.parametrize("isa", ["scalar"] + WIDE)
@@ -123,9 +124,9 @@ BLOCK_BYTES = 32 << 10
                                    np.float64, np.int64], ids=lambda d: np.dtype(d).name)
 def test_outer_rows_across_the_accumulator_block(isa, dtype):
     rng = np.random.default_rng(3)
-    block = BLOCK_BYTES // (4 if dtype == np.float16 else np.dtype(dtype).itemsize)
+    wide = max(BLOCK, WIDE_BYTES // (4 if dtype == np.float16 else np.dtype(dtype).itemsize))
     _core._force_isa(isa)
-    for width in (block - 1, block + 1, 2 * block + 17):
+    for width in sorted({BLOCK - 1, BLOCK + 1, wide - 1, wide + 1, 2 * wide + 17}):
         for op, exclusive in ((SUM, False), (PROD, True)):
             x = random_values(rng, dtype, (5, width), op)
             assert_same_bits(scan(op, x, 0, True, exclusive),

@@ -8,6 +8,7 @@
 #define DMLCPU_SCAN_ACCESS_H
 
 #include <stdint.h>
+#include <stdlib.h> /* malloc: the outer kernels' wide accumulator blocks */
 #include <string.h>
 
 #include "../f16.h"

@@ -19,7 +19,6 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
                                          size_t axis_len, size_t across, int flags,
                                          const dmlcpu_scan_carry *carry) {
     enum { W = SCAN_OV_W, VB = W * SCAN_ES };
-    enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(SCAN_ACC) };
     typedef SCAN_OV_VEC V;
     if (dst_across_stride != (ptrdiff_t)SCAN_ES || src_across_stride != (ptrdiff_t)SCAN_ES ||
         across < W) {
@@ -30,10 +29,13 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     int stream = (flags & DMLCPU_SCAN_STREAM) != 0;
     int fresh = dmlcpu_scan_fresh(carry);
-    SCAN_ACC acc[BLOCK];
+    SCAN_ACC stack_acc[DMLCPU_SCAN_BLOCK];
+    size_t block = DMLCPU_SCAN_BLOCK;
+    SCAN_ACC *wide = dmlcpu_scan_wide_block(across, sizeof(SCAN_ACC), &block);
+    SCAN_ACC *acc = wide != NULL ? wide : stack_acc;
     const V first = SCAN_OV(fill)(SCAN_FIRST);
-    for (size_t j0 = 0; j0 < across; j0 += BLOCK) {
-        size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;
+    for (size_t j0 = 0; j0 < across; j0 += block) {
+        size_t n = across - j0 < block ? across - j0 : block;
         char *out = dst + (ptrdiff_t)(j0 * SCAN_ES);
         const char *in = src + (ptrdiff_t)(j0 * SCAN_ES);
         for (size_t j = 0; j < n; j++) acc[j] = SCAN_CARRY_IN(carry, j0 + j, SCAN_IDENTITY);
@@ -68,5 +70,6 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
         }
         for (size_t j = 0; j < n; j++) SCAN_CARRY_OUT(carry, j0 + j, acc[j]);
     }
+    free(wide);
     if (stream) dmlcpu_ov_fence();
 }

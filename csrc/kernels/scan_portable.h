@@ -7,12 +7,28 @@
  * order, so the bits are those of the plain sequential loop.
  */
 
-/* Bytes of accumulators an outer kernel carries at once, on the stack: a block as wide as a
- * whole row keeps the row walks sequential (the prefetchers follow them) while the
- * accumulators stay in L1/L2. Counted in elements (4096 of any type, up to 32 KiB) an int8
- * scan along axis 0 of 16 KiB rows took twice as long as of 4 KiB rows (benchmarks/NOTES.md). */
-#ifndef DMLCPU_SCAN_BLOCK_BYTES
-#define DMLCPU_SCAN_BLOCK_BYTES (32 << 10)
+#ifndef DMLCPU_SCAN_BLOCK
+/*
+ * Columns an outer kernel carries at once: DMLCPU_SCAN_BLOCK accumulators on the stack, or, for
+ * rows wider than that, DMLCPU_SCAN_WIDE_BYTES of them from the heap where that is more columns
+ * (the 1-, 2- and 4-byte accumulators; the stack block serves if the allocation fails). A block
+ * as wide as a whole row keeps the row walks sequential (the prefetchers follow them) while the
+ * accumulators stay in L1/L2: with 4096 columns an int8 scan along axis 0 of 16 KiB rows took
+ * twice as long as of 4 KiB rows. A larger block on the stack slowed 8 MiB float32 scans of
+ * 1024 columns per chunk on two threads by a third (benchmarks/NOTES.md).
+ */
+#define DMLCPU_SCAN_BLOCK 4096
+#define DMLCPU_SCAN_WIDE_BYTES (32 << 10)
+
+/* A wider accumulator block than the stack's for `across` columns, or NULL; *block is set to
+ * its columns. The caller frees it. */
+static inline void *dmlcpu_scan_wide_block(size_t across, size_t acc_bytes, size_t *block) {
+    size_t wide = DMLCPU_SCAN_WIDE_BYTES / acc_bytes;
+    if (across <= DMLCPU_SCAN_BLOCK || wide <= DMLCPU_SCAN_BLOCK) return NULL;
+    void *p = malloc(wide * acc_bytes);
+    if (p != NULL) *block = wide;
+    return p;
+}
 #endif
 
 /* One row of the outer kernel, inclusive: acc = acc op in; out = acc. The packed branch (both
@@ -64,10 +80,12 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(outer)(
     int flags, const dmlcpu_scan_carry *carry) {
     int exclusive = (flags & DMLCPU_SCAN_EXCLUSIVE) != 0;
     int fresh = dmlcpu_scan_fresh(carry);
-    enum { BLOCK = DMLCPU_SCAN_BLOCK_BYTES / sizeof(SCAN_ACC) };
-    SCAN_ACC acc[BLOCK];
-    for (size_t j0 = 0; j0 < across; j0 += BLOCK) {
-        size_t n = across - j0 < BLOCK ? across - j0 : BLOCK;
+    SCAN_ACC stack_acc[DMLCPU_SCAN_BLOCK];
+    size_t block = DMLCPU_SCAN_BLOCK;
+    SCAN_ACC *wide = dmlcpu_scan_wide_block(across, sizeof(SCAN_ACC), &block);
+    SCAN_ACC *acc = wide != NULL ? wide : stack_acc;
+    for (size_t j0 = 0; j0 < across; j0 += block) {
+        size_t n = across - j0 < block ? across - j0 : block;
         char *out = dst + (ptrdiff_t)j0 * dst_across_stride;
         const char *in = src + (ptrdiff_t)j0 * src_across_stride;
         for (size_t j = 0; j < n; j++) acc[j] = SCAN_CARRY_IN(carry, j0 + j, SCAN_IDENTITY);
@@ -83,6 +101,7 @@ DMLCPU_FALLBACK_KERNEL void SCAN_KERNEL(outer)(
         }
         for (size_t j = 0; j < n; j++) SCAN_CARRY_OUT(carry, j0 + j, acc[j]);
     }
+    free(wide);
 }
 
 /* The axis is innermost: lines four at a time, four independent recurrences interleaved so a

@@ -180,7 +180,11 @@ void test_scans(void) {
     } large[] = {{2, {1024, 1031}, 0, DMLCPU_FLOAT32}, {2, {1031, 1024}, 1, DMLCPU_FLOAT32},
                  {3, {3, 300, 517}, 1, DMLCPU_FLOAT64}, {3, {4, 257, 300}, 2, DMLCPU_FLOAT16},
                  {1, {300000}, 0, DMLCPU_INT64},        {2, {2048, 700}, 0, DMLCPU_INT32},
-                 {2, {700, 2048}, 1, DMLCPU_UINT8}};
+                 {2, {700, 2048}, 1, DMLCPU_UINT8},
+                 /* rows wider than the outer kernels' stack block: their heap block, then a
+                  * second block */
+                 {2, {5, 40000}, 0, DMLCPU_UINT8},      {2, {5, 17000}, 0, DMLCPU_INT16},
+                 {2, {5, 9000}, 0, DMLCPU_FLOAT16}};
     for (size_t c = 0; c < sizeof large / sizeof large[0]; c++) {
         size_t t = 0;
         while (TYPES[t].dtype != large[c].dtype) t++;
