@@ -20,7 +20,10 @@
 
 /* Streamed runs must be long enough: a run's partial first and last cache lines are written
  * normally, and short runs sharing lines with their neighbours made streaming several times
- * slower (benchmarks/NOTES.md). */
+ * slower (benchmarks/NOTES.md). Shorter runs packed one after the other in the destination are
+ * copied as rows (PANEL_ROWS); longer ones stay runs, which the threads can also cut in pieces
+ * (a SLICE of 32 rows of 192 KiB as rows was one chunk, and took as long on two threads as on
+ * one). */
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
@@ -170,7 +173,8 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (inner >= 1 && dst_strides[inner - 1] == c.run) {
+        } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
+                   c.run < STREAM_MIN_RUN_BYTES) {
             /* shorter runs, but packed one after the other in the destination: one call for
              * them all, streamed in whole aligned lines where the output streams */
             c.kind = PANEL_ROWS;
