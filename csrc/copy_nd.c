@@ -137,7 +137,7 @@ static void copy_chunk(void *ctx, int chunk, int chunks) {
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
-void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
+void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
     const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
     const int64_t *dst_strides = p->op[DMLCPU_DST].strides;
     const int64_t *src_strides = p->op[DMLCPU_SRC].strides;
@@ -161,7 +161,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
         if (src_strides[d] != 0 && dmlcpu_mul_overflows(read_bytes, p->sizes[d], &read_bytes))
             read_bytes = INT64_MAX;
     }
-    int streams = dmlcpu_streams(total_bytes, read_bytes);
+    int streams = stream == DMLCPU_STREAM_AUTO ? dmlcpu_streams(total_bytes, read_bytes) : stream;
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
@@ -211,13 +211,18 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize) {
     dmlcpu_parallel(copy_chunk, &c, chunks);
 }
 
-dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {
+dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
+                                   int stream) {
     dmlcpu_pair pair;
     int empty;
     if (dmlcpu_width_index(elsize) < 0) return DMLCPU_E_INVALID;
     dmlcpu_status status = dmlcpu_pair_init(&pair, dst, src, elsize, &empty);
     if (status != DMLCPU_OK || empty) return status;
     dmlcpu_pair_normalize(&pair);
-    dmlcpu_copy_pair(&pair, elsize);
+    dmlcpu_copy_pair(&pair, elsize, stream);
     return DMLCPU_OK;
+}
+
+dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {
+    return dmlcpu_copy_streamed(dst, src, elsize, DMLCPU_STREAM_AUTO);
 }

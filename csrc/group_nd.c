@@ -150,7 +150,7 @@ static void copy_parts(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t 
         if (dmlcpu_pair_init(&pair, &dsts[k], &srcs[k], elsize, &empty) != DMLCPU_OK || empty)
             continue;
         dmlcpu_pair_normalize(&pair);
-        dmlcpu_copy_pair(&pair, elsize);
+        dmlcpu_copy_pair(&pair, elsize, DMLCPU_STREAM_AUTO);
     }
 }
 

@@ -80,8 +80,17 @@ int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size
  */
 int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count);
 
-/* Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. */
-void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize);
+/*
+ * Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. `stream` is 0 or 1
+ * where the caller knows better than this one copy's size whether the output stays cached (a
+ * TILE writes a large output in many small copies), else DMLCPU_STREAM_AUTO (dmlcpu_streams).
+ * Streaming also needs a kernel that streams and runs long enough for it.
+ */
+#define DMLCPU_STREAM_AUTO (-1)
+void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize, int stream);
+/* dmlcpu_copy with the same choice. */
+dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
+                                   int stream);
 
 /*
  * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call

@@ -1,11 +1,12 @@
-"""TILE's three ways, bit-exact: straight from the input (long runs), doubling (small outputs) and
-spreading from the first tile (larger ones, cut into one slice per thread).
+"""TILE's ways, bit-exact: straight from the input (long runs), or in blocks, each built by
+doubling (small ones) or spreading (larger ones) and copied to its replicas; the blocks shared
+among threads, or, where there are too few, the output cut into one slice per thread.
 
 The test hook lowers the limit so small arrays reach every way: input runs of at least the limit
-straight (packed or not), outputs above it spread, the rest double; more than eight dims after
-the repeats are split off (walked by the TILE driver itself), streaming stores forced on
-(threshold 0) or off, every ISA, one thread and several. Outputs sit in sentinel-filled bases, so
-a write outside a view fails.
+straight (packed or not), blocks of at most the limit, doubled up to half of it; more than eight
+dims after the repeats are split off (walked by the TILE driver itself), streaming stores forced
+on (threshold 0) or off, every ISA, one thread and several. Outputs sit in sentinel-filled
+bases, so a write outside a view fails.
 """
 import numpy as np
 import pytest
@@ -89,19 +90,23 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
                      f"8-d tile {np.dtype(dtype).name} limit {limit}")
 
 
-# the built-in rule; outputs above 1 MiB are cut into slices on several threads
+# With the built-in rule (a last-level cache of 8 MiB or more: blocks up to 2 MiB doubled, up to
+# the streaming threshold spread), on several threads; with blocks of at most 64 KiB (half of
+# them doubled) the blocks are shared among the threads where there are enough of them.
 LARGE = [
-    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # spread, 32 MiB, sliced along dim 0
-    ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: doubled
+    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block, sliced; 64 shared blocks
+    ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: one block
     ((4, 1, 1024), (1, 300, 1), np.float32),       # runs of 4 KiB: straight, 4.7 MiB
-    ((7, 33), (3, 1600), np.float16),              # spread, 2.1 MiB, sliced along dim 0
-    ((2, 5, 3), (600, 40, 1), np.float64),         # spread, 5.5 MiB, 600 slices to share
+    ((7, 33), (3, 1600), np.float16),              # 2.1 MiB: sliced; 14 shared blocks, rows' parts
+    ((2, 5, 3), (600, 40, 1), np.float64),         # 5.5 MiB: 600 slices to share, either limit
     ((1, 2, 3, 5), (1, 1, 400, 200), np.int8),     # first repeated dim inside: sliced along dim 2
 ]
 
 
+@pytest.mark.parametrize("limit", (-1, 64 << 10))
 @pytest.mark.parametrize("shape, repeats, dtype", LARGE)
-def test_large_tiles(shape, repeats, dtype, isa, threads, streaming):
+def test_large_tiles(shape, repeats, dtype, limit, isa, threads, streaming, block_limit):
+    block_limit(limit)
     rng = np.random.default_rng(12)
     x = random_input(rng, np.dtype(dtype), shape)
     out_shape = tuple(s * r for s, r in zip(shape, repeats))
@@ -115,7 +120,7 @@ def test_large_tiles(shape, repeats, dtype, isa, threads, streaming):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_large_tiles_any_layout(seed, isa, threads):
-    """Outputs of 2-4 MiB (spread, sliced per thread), permuted, flipped and padded operands."""
+    """Outputs of 2-4 MiB (one block, sliced per thread), permuted, flipped and padded operands."""
     rng = np.random.default_rng(700 + seed)
     ndim = int(rng.integers(2, 6))
     dtype = np.dtype(DTYPES[seed % len(DTYPES)])

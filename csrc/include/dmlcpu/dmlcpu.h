@@ -164,8 +164,9 @@ const dmlcpu_cache_info *dmlcpu_cache(void);
 void dmlcpu_set_stream_threshold(int64_t bytes);
 int64_t dmlcpu_stream_threshold(void);
 /* For tests: TILE input runs of this many bytes or more are copied straight into every tile,
- * packed or not; otherwise outputs above this size spread, smaller ones double (-1: the built-in
- * rule, packed runs of 1 KiB straight and outputs above 2 MiB spread: tile.c). */
+ * packed or not; otherwise the output goes in blocks of at most this size, those up to half of it
+ * built by doubling, larger ones by spreading (-1: the built-in rule, packed runs of 1 KiB
+ * straight, blocks up to the streaming threshold and doubled up to 2 MiB: tile.c). */
 void dmlcpu_set_tile_limit(int64_t bytes);
 uint32_t dmlcpu_cpu_features(void);
 /* Name of feature bit number bit (0 .. DMLCPU_CPU_FEATURE_COUNT-1), NULL outside. */
