@@ -67,6 +67,7 @@ typedef struct copy_plan {
     panel_kind kind;
     int streams;          /* non-temporal stores: fence after the chunk */
     dmlcpu_copy_rows_fn rows_kernel;
+    int rows_cached;      /* PANEL_ROWS: the destination is taken to be in cache */
     int64_t rows, run;    /* panel shape: rows = 1 for PANEL_RUN; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
     int64_t outer_count;  /* product of sizes[0, outer) */
@@ -83,7 +84,7 @@ static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t l
     }
     if (c->kind == PANEL_ROWS) {
         c->rows_kernel(dst + lo * c->row_ds, src + lo * c->row_ss, c->row_ss, (size_t)c->run,
-                       (size_t)(hi - lo));
+                       (size_t)(hi - lo), c->rows_cached);
         return;
     }
     /* rows [lo, hi) of the panel, in blocks; each block reads a narrow band of source lines */
@@ -180,6 +181,10 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
             c.kind = PANEL_ROWS;
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
+            /* in cache unless each thread writes the streaming threshold (a TILE's, whose
+             * reads are few, streams only from four times that) */
+            c.rows_cached = total_bytes / dmlcpu_threads_for(total_bytes) <
+                            dmlcpu_stream_threshold();
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];

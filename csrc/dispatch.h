@@ -15,9 +15,10 @@
 
 #define DMLCPU_COPY_WIDTHS 4 /* 1, 2, 4, 8 bytes */
 
-/* Copies rows of row_bytes each, src rows src_row_stride apart, into one packed destination. */
+/* Copies rows of row_bytes each, src rows src_row_stride apart, into one packed destination.
+ * cached: the destination is small enough to be in cache (how a kernel stores may depend on it). */
 typedef void (*dmlcpu_copy_rows_fn)(char *dst, const char *src, ptrdiff_t src_row_stride,
-                                    size_t row_bytes, size_t rows);
+                                    size_t row_bytes, size_t rows, int cached);
 
 typedef struct dmlcpu_copy_kernels {
     dmlcpu_copy_run_fn run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
@@ -27,8 +28,8 @@ typedef struct dmlcpu_copy_kernels {
     /* Packed destination filled from rows of at least 64 bytes, with non-temporal stores of
      * whole aligned lines even where a line straddles two rows; NULL when the ISA has none. */
     dmlcpu_copy_rows_fn stream_rows;
-    /* Packed destination filled from rows with ordinary stores: the packed-run kernel once per
-     * row, in one call for all of them (a TILE's repeats of a cached row, a SLICE's rows). */
+    /* Packed destination filled from rows with ordinary stores, in one call for all of them (a
+     * TILE's repeats of a cached row, a SLICE's rows). */
     dmlcpu_copy_rows_fn rows;
 } dmlcpu_copy_kernels;
 

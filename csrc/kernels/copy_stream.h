@@ -1,7 +1,7 @@
 /*
- * The streaming copy kernels of an ISA unit, written once against the unit's simd/<isa>.h
- * wrappers (DMLCPU_VEC_BYTES, dmlcpu_vec_load / _stream / _load_split). Static inline: a unit
- * emits them only if its table lists them.
+ * The streaming copy kernels and the rows kernels of an ISA unit, written once against the
+ * unit's simd/<isa>.h wrappers (DMLCPU_VEC_BYTES, dmlcpu_vec_load / _store / _stream /
+ * _load_split). Static inline: a unit emits them only if its table lists them.
  */
 #ifndef DMLCPU_COPY_STREAM_H
 #define DMLCPU_COPY_STREAM_H
@@ -59,35 +59,113 @@ static inline void DMLCPU_KERNEL(copy_row_bytes)(char *dst, const char *src, ptr
 }
 
 /*
- * Rows (row >= 64 bytes) into one packed destination with non-temporal stores: the destination
- * is walked in aligned vectors whatever the row boundaries, a vector straddling two rows being
- * loaded in two parts. Streaming each short row on its own was several times slower: the
- * partial lines at its ends mixed normal and non-temporal stores in one line.
+ * Rows (row >= one vector) into one packed destination, walked in aligned vectors whatever the
+ * row boundaries: the vectors inside a row in an unrolled loop, one straddling two rows loaded in
+ * two parts. Non-temporal (stream) or ordinary stores, chosen by the caller at compile time.
  */
-static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src,
-                                                         ptrdiff_t ss, size_t row, size_t rows) {
+static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_rows_aligned)(char *dst, const char *src,
+                                                                  ptrdiff_t ss, size_t row,
+                                                                  size_t rows, int stream) {
     size_t total = row * rows, r = 0, c = 0;
     size_t head = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
     if (head > total) head = total;
     DMLCPU_KERNEL(copy_row_bytes)(dst, src, ss, row, &r, &c, head);
     size_t p = head;
-    for (; p + DMLCPU_VEC_BYTES <= total; p += DMLCPU_VEC_BYTES) {
-        const char *at = src + (ptrdiff_t)r * ss + (ptrdiff_t)c;
-        dmlcpu_vec v;
-        if (c + DMLCPU_VEC_BYTES <= row) {
-            v = dmlcpu_vec_load(at);
-        } else {
-            size_t b = row - c; /* bytes left in row r; the rest starts row r + 1 */
-            v = dmlcpu_vec_load_split(at, b, src + (ptrdiff_t)(r + 1) * ss - (ptrdiff_t)b);
+    while (p + DMLCPU_VEC_BYTES <= total) {
+        const char *s = src + (ptrdiff_t)r * ss + (ptrdiff_t)c;
+        char *d = dst + p;
+        size_t inside = row - c < total - p ? row - c : total - p, i = 0;
+        for (; i + 4 * DMLCPU_VEC_BYTES <= inside; i += 4 * DMLCPU_VEC_BYTES) {
+            dmlcpu_vec v0 = dmlcpu_vec_load(s + i), v1 = dmlcpu_vec_load(s + i + DMLCPU_VEC_BYTES);
+            dmlcpu_vec v2 = dmlcpu_vec_load(s + i + 2 * DMLCPU_VEC_BYTES);
+            dmlcpu_vec v3 = dmlcpu_vec_load(s + i + 3 * DMLCPU_VEC_BYTES);
+            if (stream) {
+                dmlcpu_vec_stream(d + i, v0);
+                dmlcpu_vec_stream(d + i + DMLCPU_VEC_BYTES, v1);
+                dmlcpu_vec_stream(d + i + 2 * DMLCPU_VEC_BYTES, v2);
+                dmlcpu_vec_stream(d + i + 3 * DMLCPU_VEC_BYTES, v3);
+            } else {
+                dmlcpu_vec_store(d + i, v0);
+                dmlcpu_vec_store(d + i + DMLCPU_VEC_BYTES, v1);
+                dmlcpu_vec_store(d + i + 2 * DMLCPU_VEC_BYTES, v2);
+                dmlcpu_vec_store(d + i + 3 * DMLCPU_VEC_BYTES, v3);
+            }
         }
-        dmlcpu_vec_stream(dst + p, v);
-        c += DMLCPU_VEC_BYTES;
-        if (c >= row) {
-            c -= row;
+        for (; i + DMLCPU_VEC_BYTES <= inside; i += DMLCPU_VEC_BYTES) {
+            if (stream) dmlcpu_vec_stream(d + i, dmlcpu_vec_load(s + i));
+            else dmlcpu_vec_store(d + i, dmlcpu_vec_load(s + i));
+        }
+        p += i;
+        c += i;
+        if (c == row) { /* the row ended on a vector boundary */
+            c = 0;
             r++;
+            continue;
         }
+        if (p + DMLCPU_VEC_BYTES > total) break; /* the ragged end of the last row */
+        size_t b = row - c; /* bytes left in row r, under a vector; the rest starts row r + 1 */
+        const char *next = src + (ptrdiff_t)(r + 1) * ss - (ptrdiff_t)b;
+        dmlcpu_vec v = dmlcpu_vec_load_split(s + i, b, next);
+        if (stream) dmlcpu_vec_stream(d + i, v);
+        else dmlcpu_vec_store(d + i, v);
+        p += DMLCPU_VEC_BYTES;
+        c = DMLCPU_VEC_BYTES - b;
+        r++;
     }
     DMLCPU_KERNEL(copy_row_bytes)(dst + p, src, ss, row, &r, &c, total - p);
+}
+
+/*
+ * Rows (row >= 64 bytes) with non-temporal stores. Streaming each short row on its own was
+ * several times slower: the partial lines at its ends mixed normal and non-temporal stores in one
+ * line.
+ */
+static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src,
+                                                         ptrdiff_t ss, size_t row, size_t rows,
+                                                         int cached) {
+    (void)cached;
+    DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 1);
+}
+
+/*
+ * Rows with ordinary stores, in one call (TILE (8,1,1024) x (1,64,1) int8 took 11.4-11.8 us
+ * with a walk step and a call per row). Into a destination in cache, aligned vectors: 7.3-7.5 us
+ * against 8.3 us for the packed-run kernel per row, which stores the lines where rows meet twice.
+ * Into one that is not (the driver's rule: a thread's share of the copy at least the streaming
+ * threshold), unaligned vectors front to back through each row, as a plain loop would: a TILE
+ * of 4 KiB rows into 32 MiB, after other work had filled the caches, took 0.7-0.8 of the time
+ * so when the destination was not 64-byte aligned (as NumPy's large arrays are not; stores that
+ * straddle two lines seem to fetch the next line early), and the same when it was
+ * (benchmarks/NOTES.md).
+ */
+static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
+                                                      size_t row, size_t rows, int cached) {
+    if (row < DMLCPU_VEC_BYTES) {
+        for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
+        return;
+    }
+    if (cached) {
+        DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++, dst += row, src += ss) {
+        size_t i = 0;
+        for (; i + 4 * DMLCPU_VEC_BYTES <= row; i += 4 * DMLCPU_VEC_BYTES) {
+            dmlcpu_vec v0 = dmlcpu_vec_load(src + i);
+            dmlcpu_vec v1 = dmlcpu_vec_load(src + i + DMLCPU_VEC_BYTES);
+            dmlcpu_vec v2 = dmlcpu_vec_load(src + i + 2 * DMLCPU_VEC_BYTES);
+            dmlcpu_vec v3 = dmlcpu_vec_load(src + i + 3 * DMLCPU_VEC_BYTES);
+            dmlcpu_vec_store(dst + i, v0);
+            dmlcpu_vec_store(dst + i + DMLCPU_VEC_BYTES, v1);
+            dmlcpu_vec_store(dst + i + 2 * DMLCPU_VEC_BYTES, v2);
+            dmlcpu_vec_store(dst + i + 3 * DMLCPU_VEC_BYTES, v3);
+        }
+        for (; i + DMLCPU_VEC_BYTES <= row; i += DMLCPU_VEC_BYTES)
+            dmlcpu_vec_store(dst + i, dmlcpu_vec_load(src + i));
+        if (i < row) /* the row's last vector, overlapping the one before */
+            dmlcpu_vec_store(dst + row - DMLCPU_VEC_BYTES,
+                             dmlcpu_vec_load(src + row - DMLCPU_VEC_BYTES));
+    }
 }
 
 #endif /* DMLCPU_COPY_STREAM_H */

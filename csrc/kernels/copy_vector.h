@@ -62,14 +62,6 @@ static inline void COPY_KERNEL(cc_vec)(char *dst, ptrdiff_t ds, const char *src,
     dmlcpu_vec_store(dst + n - DMLCPU_VEC_BYTES, dmlcpu_vec_load(src + n - DMLCPU_VEC_BYTES));
 }
 
-/* Rows into one packed destination (dmlcpu_copy_rows_fn), the kernel above inlined for each:
- * TILE (8,1,1024) x (1,64,1) int8 took 8.2-8.5 us so, 11.4-11.8 us with a walk step and a call
- * per row (benchmarks/NOTES.md). */
-static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
-                                                      size_t row, size_t rows) {
-    for (size_t r = 0; r < rows; r++)
-        COPY_KERNEL(cc_vec)(dst + r * row, 0, src + (ptrdiff_t)r * ss, 0, row);
-}
 #endif
 
 #if COPY_BITS >= 16 /* the portable 8-bit fill is memset, which a vector fill did not beat */
