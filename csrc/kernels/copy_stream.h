@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../internal.h"
+#include "copy_vec4.h"
 #include "kernel.h"
 
 /*
@@ -29,13 +30,7 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream)(char *dst, ptrdiff_t ds, co
     src += head;
     n -= head;
     for (; n >= 4 * DMLCPU_VEC_BYTES; n -= 4 * DMLCPU_VEC_BYTES) {
-        dmlcpu_vec a = dmlcpu_vec_load(src), b = dmlcpu_vec_load(src + DMLCPU_VEC_BYTES);
-        dmlcpu_vec c = dmlcpu_vec_load(src + 2 * DMLCPU_VEC_BYTES);
-        dmlcpu_vec d = dmlcpu_vec_load(src + 3 * DMLCPU_VEC_BYTES);
-        dmlcpu_vec_stream(dst, a);
-        dmlcpu_vec_stream(dst + DMLCPU_VEC_BYTES, b);
-        dmlcpu_vec_stream(dst + 2 * DMLCPU_VEC_BYTES, c);
-        dmlcpu_vec_stream(dst + 3 * DMLCPU_VEC_BYTES, d);
+        dmlcpu_copy_vec4(dst, src, 1);
         dst += 4 * DMLCPU_VEC_BYTES;
         src += 4 * DMLCPU_VEC_BYTES;
     }
@@ -75,22 +70,8 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_rows_aligned)(char *dst, con
         const char *s = src + (ptrdiff_t)r * ss + (ptrdiff_t)c;
         char *d = dst + p;
         size_t inside = row - c < total - p ? row - c : total - p, i = 0;
-        for (; i + 4 * DMLCPU_VEC_BYTES <= inside; i += 4 * DMLCPU_VEC_BYTES) {
-            dmlcpu_vec v0 = dmlcpu_vec_load(s + i), v1 = dmlcpu_vec_load(s + i + DMLCPU_VEC_BYTES);
-            dmlcpu_vec v2 = dmlcpu_vec_load(s + i + 2 * DMLCPU_VEC_BYTES);
-            dmlcpu_vec v3 = dmlcpu_vec_load(s + i + 3 * DMLCPU_VEC_BYTES);
-            if (stream) {
-                dmlcpu_vec_stream(d + i, v0);
-                dmlcpu_vec_stream(d + i + DMLCPU_VEC_BYTES, v1);
-                dmlcpu_vec_stream(d + i + 2 * DMLCPU_VEC_BYTES, v2);
-                dmlcpu_vec_stream(d + i + 3 * DMLCPU_VEC_BYTES, v3);
-            } else {
-                dmlcpu_vec_store(d + i, v0);
-                dmlcpu_vec_store(d + i + DMLCPU_VEC_BYTES, v1);
-                dmlcpu_vec_store(d + i + 2 * DMLCPU_VEC_BYTES, v2);
-                dmlcpu_vec_store(d + i + 3 * DMLCPU_VEC_BYTES, v3);
-            }
-        }
+        for (; i + 4 * DMLCPU_VEC_BYTES <= inside; i += 4 * DMLCPU_VEC_BYTES)
+            dmlcpu_copy_vec4(d + i, s + i, stream);
         for (; i + DMLCPU_VEC_BYTES <= inside; i += DMLCPU_VEC_BYTES) {
             if (stream) dmlcpu_vec_stream(d + i, dmlcpu_vec_load(s + i));
             else dmlcpu_vec_store(d + i, dmlcpu_vec_load(s + i));
@@ -150,16 +131,8 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *sr
     }
     for (size_t r = 0; r < rows; r++, dst += row, src += ss) {
         size_t i = 0;
-        for (; i + 4 * DMLCPU_VEC_BYTES <= row; i += 4 * DMLCPU_VEC_BYTES) {
-            dmlcpu_vec v0 = dmlcpu_vec_load(src + i);
-            dmlcpu_vec v1 = dmlcpu_vec_load(src + i + DMLCPU_VEC_BYTES);
-            dmlcpu_vec v2 = dmlcpu_vec_load(src + i + 2 * DMLCPU_VEC_BYTES);
-            dmlcpu_vec v3 = dmlcpu_vec_load(src + i + 3 * DMLCPU_VEC_BYTES);
-            dmlcpu_vec_store(dst + i, v0);
-            dmlcpu_vec_store(dst + i + DMLCPU_VEC_BYTES, v1);
-            dmlcpu_vec_store(dst + i + 2 * DMLCPU_VEC_BYTES, v2);
-            dmlcpu_vec_store(dst + i + 3 * DMLCPU_VEC_BYTES, v3);
-        }
+        for (; i + 4 * DMLCPU_VEC_BYTES <= row; i += 4 * DMLCPU_VEC_BYTES)
+            dmlcpu_copy_vec4(dst + i, src + i, 0);
         for (; i + DMLCPU_VEC_BYTES <= row; i += DMLCPU_VEC_BYTES)
             dmlcpu_vec_store(dst + i, dmlcpu_vec_load(src + i));
         if (i < row) /* the row's last vector, overlapping the one before */

@@ -4,6 +4,7 @@
  * portable ones they fall back to. Static inline: the unit emits those its table lists.
  */
 #include "copy_portable.h"
+#include "copy_vec4.h"
 
 /* Largest source strides (in elements) worth a permute gather; a unit may set its own. */
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X16
@@ -48,15 +49,8 @@ static inline void COPY_KERNEL(cc_vec)(char *dst, ptrdiff_t ds, const char *src,
      * first stalled a 1 KiB-run JOIN on it) */
     dmlcpu_vec_store(dst, dmlcpu_vec_load(src));
     size_t i = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
-    for (; i + 4 * DMLCPU_VEC_BYTES <= n; i += 4 * DMLCPU_VEC_BYTES) {
-        dmlcpu_vec a = dmlcpu_vec_load(src + i), b = dmlcpu_vec_load(src + i + DMLCPU_VEC_BYTES);
-        dmlcpu_vec c = dmlcpu_vec_load(src + i + 2 * DMLCPU_VEC_BYTES);
-        dmlcpu_vec d = dmlcpu_vec_load(src + i + 3 * DMLCPU_VEC_BYTES);
-        dmlcpu_vec_store(dst + i, a);
-        dmlcpu_vec_store(dst + i + DMLCPU_VEC_BYTES, b);
-        dmlcpu_vec_store(dst + i + 2 * DMLCPU_VEC_BYTES, c);
-        dmlcpu_vec_store(dst + i + 3 * DMLCPU_VEC_BYTES, d);
-    }
+    for (; i + 4 * DMLCPU_VEC_BYTES <= n; i += 4 * DMLCPU_VEC_BYTES)
+        dmlcpu_copy_vec4(dst + i, src + i, 0);
     for (; i + DMLCPU_VEC_BYTES <= n; i += DMLCPU_VEC_BYTES)
         dmlcpu_vec_store(dst + i, dmlcpu_vec_load(src + i));
     dmlcpu_vec_store(dst + n - DMLCPU_VEC_BYTES, dmlcpu_vec_load(src + n - DMLCPU_VEC_BYTES));
