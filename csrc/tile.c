@@ -153,25 +153,24 @@ static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view
  * there from the matching part of the input, then copied to each of its replicas along the outer
  * dims while it is still cached.
  */
-typedef struct tile_blocks {
-    dmlcpu_view dst;
-    const dmlcpu_view *src;
-    size_t elsize;
-    int64_t doubling_max; /* blocks up to this size are built by doubling, larger by spreading */
-    int32_t k;           /* 0 (the whole output one block) .. ndim */
-    int64_t inner_bytes; /* of dims [k, n) */
-    int64_t slab;        /* input indices of dim k - 1 per block */
-    int64_t slabs;       /* blocks along dim k - 1 */
-    int64_t blocks;      /* slabs times the input's extent over dims [0, k - 1) */
-    int stream;          /* the replicas' stores (the whole output's choice) */
-} tile_blocks;
-
 /* How a TILE in blocks runs: the largest block, the largest built by doubling, the replicas'
  * stores. */
 typedef struct tile_rules {
     int64_t limit, doubling_max;
     int stream;
 } tile_rules;
+
+typedef struct tile_blocks {
+    dmlcpu_view dst;
+    const dmlcpu_view *src;
+    size_t elsize;
+    const tile_rules *rules;
+    int32_t k;           /* 0 (the whole output one block) .. ndim */
+    int64_t inner_bytes; /* of dims [k, n) */
+    int64_t slab;        /* input indices of dim k - 1 per block */
+    int64_t slabs;       /* blocks along dim k - 1 */
+    int64_t blocks;      /* slabs times the input's extent over dims [0, k - 1) */
+} tile_blocks;
 
 /* Plans dst in blocks, at least `share` of them where the input allows (several per thread). */
 static void plan_blocks(tile_blocks *t, const dmlcpu_view *dst, const dmlcpu_view *src,
@@ -180,8 +179,7 @@ static void plan_blocks(tile_blocks *t, const dmlcpu_view *dst, const dmlcpu_vie
     t->dst = *dst;
     t->src = src;
     t->elsize = elsize;
-    t->stream = rules->stream;
-    t->doubling_max = rules->doubling_max;
+    t->rules = rules;
     /* k: the first dim whole in every block, as small as the limit allows (the view check bounds
      * every product here) */
     int64_t inner_bytes = (int64_t)elsize;
@@ -206,8 +204,9 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
     const dmlcpu_view *dst = &t->dst, *src = t->src;
     int32_t k = t->k, n = dst->ndim;
     if (k == 0) /* one block: the whole output */
-        return t->inner_bytes <= t->doubling_max ? tile_by_doubling(dst, src, t->elsize)
-                                                 : tile_by_spreading(dst, src, t->elsize);
+        return t->inner_bytes <= t->rules->doubling_max
+                   ? tile_by_doubling(dst, src, t->elsize)
+                   : tile_by_spreading(dst, src, t->elsize);
     dmlcpu_view home = *dst, part = *src;
     /* b -> (i_0, ..., i_{k-2}, slab index), the last fastest */
     int64_t s = b % t->slabs, rest = b / t->slabs;
@@ -223,7 +222,7 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
         part.data += i * src->strides[d];
         home.sizes[d] = part.sizes[d] = d == k - 1 ? hi - lo : 1;
     }
-    dmlcpu_status status = t->inner_bytes * (hi - lo) <= t->doubling_max
+    dmlcpu_status status = t->inner_bytes * (hi - lo) <= t->rules->doubling_max
                                ? tile_by_doubling(&home, &part, t->elsize)
                                : tile_by_spreading(&home, &part, t->elsize);
     /* the replicas: for each outer dim j, those whose first index off home is j's (dims before
@@ -239,7 +238,7 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
         for (int32_t e = k - 1; e < n; e++)
             wide_push(&w, home.sizes[e], dst->strides[e], dst->strides[e]);
         status = wide_run(&w, 0, home.data + src->sizes[j] * dst->strides[j], home.data,
-                          t->elsize, t->stream);
+                          t->elsize, t->rules->stream);
     }
     return status;
 }
