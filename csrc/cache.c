@@ -221,6 +221,7 @@ int64_t dmlcpu_stream_threshold(void) {
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
+    if (written < threshold && read <= written) return 0; /* what follows would say so too */
     if (read <= written / 8) return written / 4 >= threshold;
     int64_t moved_half = written / 2 + read / 2; /* no overflow */
     return moved_half / dmlcpu_threads_for(written) >= threshold;

@@ -106,10 +106,9 @@ static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t l
  * copied (it lies inside the source: the walk stops at the range's last index). */
 static void copy_range(const copy_plan *c, int64_t begin, int64_t end, int64_t lo, int64_t hi) {
     char *at[2], *ahead[2];
-    dmlcpu_walk w = {c->outer, c->p->sizes, 2, c->p->op, at, {0}};
-    dmlcpu_walk next = {c->outer, c->p->sizes, 2, c->p->op, ahead, {0}};
-    dmlcpu_walk_seek(&w, begin);
-    if (c->prefetch) dmlcpu_walk_seek(&next, begin);
+    dmlcpu_walk w, next;
+    dmlcpu_walk_start(&w, c->outer, c->p->sizes, 2, c->p->op, at, begin);
+    dmlcpu_walk_start(&next, c->outer, c->p->sizes, 2, c->p->op, ahead, begin);
     for (int64_t i = begin; i < end; i++) {
         if (i > begin) dmlcpu_walk_step(&w);
         if (c->prefetch && i + 1 < end) {
@@ -144,8 +143,13 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
     const int64_t *src_strides = p->op[DMLCPU_SRC].strides;
     int w = dmlcpu_width_index(elsize);
     int32_t inner = p->ndim - 1;
-    copy_plan c = {0};
+    copy_plan c; /* every field set here or below: zeroing it all took longer than a tiny copy */
     c.p = p;
+    c.kind = PANEL_RUN;
+    c.streams = c.split_panel = c.prefetch = c.rows_cached = 0;
+    c.rows_kernel = NULL;
+    c.row_ds = c.row_ss = 0;
+    c.panel_split = c.split_align = 0;
     c.ds = (ptrdiff_t)dst_strides[inner];
     c.ss = (ptrdiff_t)src_strides[inner];
     c.run = p->sizes[inner];
@@ -230,4 +234,44 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
 
 dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {
     return dmlcpu_copy_streamed(dst, src, elsize, DMLCPU_STREAM_AUTO);
+}
+
+/* dmlcpu_copy_streamed's checks and normalization, on offsets; a run is then dmlcpu_copy_pair.
+ * (A tiny copy spent half its time in them.) */
+dmlcpu_status dmlcpu_copy_prepare(dmlcpu_prepared_copy *prepared, const dmlcpu_view *dst,
+                                  const dmlcpu_view *src, size_t elsize) {
+    dmlcpu_pair pair;
+    int64_t shifts[2];
+    int empty;
+    if (prepared == NULL || dmlcpu_width_index(elsize) < 0) return DMLCPU_E_INVALID;
+    dmlcpu_status status = dmlcpu_pair_init_unplaced(&pair, dst, src, elsize, &empty);
+    if (status != DMLCPU_OK) return status;
+    prepared->elsize = elsize;
+    prepared->ndim = empty ? 0 : dmlcpu_normalize_dims(pair.ndim, pair.sizes, pair.op, 2, shifts);
+    for (int32_t d = 0; d < prepared->ndim; d++) {
+        prepared->sizes[d] = pair.sizes[d];
+        for (int k = 0; k < 2; k++) prepared->strides[k][d] = pair.op[k].strides[d];
+    }
+    for (int k = 0; k < 2 && !empty; k++) /* within int64: the view's bytes are (checked) */
+        prepared->offsets[k] = (int64_t)(intptr_t)(k ? src : dst)->data + shifts[k];
+    return DMLCPU_OK;
+}
+
+dmlcpu_status dmlcpu_copy_prepared(const dmlcpu_prepared_copy *prepared, char *dst_base,
+                                   const char *src_base) {
+    dmlcpu_pair pair;
+    if (prepared == NULL || prepared->ndim < 0 || prepared->ndim > DMLCPU_MAX_DIMS ||
+        dmlcpu_width_index(prepared->elsize) < 0)
+        return DMLCPU_E_INVALID;
+    if (prepared->ndim == 0) return DMLCPU_OK;
+    if (dst_base == NULL || src_base == NULL) return DMLCPU_E_INVALID;
+    pair.ndim = prepared->ndim;
+    for (int32_t d = 0; d < pair.ndim; d++) {
+        pair.sizes[d] = prepared->sizes[d];
+        for (int k = 0; k < 2; k++) pair.op[k].strides[d] = prepared->strides[k][d];
+    }
+    pair.op[DMLCPU_DST].data = dst_base + prepared->offsets[DMLCPU_DST];
+    pair.op[DMLCPU_SRC].data = (char *)src_base + prepared->offsets[DMLCPU_SRC];
+    dmlcpu_copy_pair(&pair, prepared->elsize, DMLCPU_STREAM_AUTO);
+    return DMLCPU_OK;
 }

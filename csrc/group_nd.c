@@ -89,8 +89,8 @@ static void group_range(const group_plan *g, int64_t begin, int64_t end) {
             }
         return;
     }
-    dmlcpu_walk w = {g->outer, g->sizes, 0, NULL, NULL, {0}};
-    dmlcpu_walk_seek(&w, begin);
+    dmlcpu_walk w;
+    dmlcpu_walk_start(&w, g->outer, g->sizes, 0, NULL, NULL, begin);
     for (int64_t i = begin; i < end; i++) {
         if (i > begin) dmlcpu_walk_step(&w);
         for (size_t k = 0; k < g->count; k++) {

@@ -61,6 +61,10 @@ dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t 
  */
 dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const dmlcpu_view *src,
                                size_t elsize, int *empty);
+/* The same where the views' data are not addresses (dmlcpu_copy_prepare's byte offsets): their
+ * sizes and strides are checked, their data only copied. */
+dmlcpu_status dmlcpu_pair_init_unplaced(dmlcpu_pair *pair, const dmlcpu_view *dst,
+                                        const dmlcpu_view *src, size_t elsize, int *empty);
 
 /*
  * Copy normalization (NumPy's PrepareTwoRawArrayIter): drop size-1 dims, flip negative
@@ -72,6 +76,10 @@ void dmlcpu_pair_normalize(dmlcpu_pair *pair);
 /* The same over `count` operands (at least 2), ops[0] the destination and ops[1] the source:
  * every operand follows the destination's flips and order. Returns the dims left (at least 1). */
 int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count);
+/* dmlcpu_normalize leaving the data alone: shifts[k] is what the flips move operand k's data by
+ * (for data that are offsets, not addresses). */
+int32_t dmlcpu_normalize_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count,
+                              int64_t *shifts);
 
 /*
  * Drops dims of size 1 and merges each dim into its outer neighbour when every one of the count

@@ -21,7 +21,8 @@ size_t dmlcpu_dtype_size(int dtype) {
     return 0;
 }
 
-dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t *count) {
+/* dmlcpu_view_check but for the data pointer. */
+static dmlcpu_status check_dims(const dmlcpu_view *view, size_t elsize, int64_t *count) {
     if (view == NULL || view->ndim < 0 || view->ndim > DMLCPU_MAX_DIMS) return DMLCPU_E_INVALID;
     int64_t n = 1, reach = (int64_t)elsize;
     for (int32_t i = 0; i < view->ndim; i++) {
@@ -38,17 +39,31 @@ dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t 
             dmlcpu_add_overflows(reach, extent, &reach))
             return DMLCPU_E_OVERFLOW;
     }
-    if (view->ndim > 0 && view->data == NULL && n > 0) return DMLCPU_E_INVALID;
     *count = n;
     return DMLCPU_OK;
 }
 
+dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t *count) {
+    dmlcpu_status status = check_dims(view, elsize, count);
+    if (status == DMLCPU_OK && view->ndim > 0 && view->data == NULL && *count > 0)
+        return DMLCPU_E_INVALID;
+    return status;
+}
+
 dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const dmlcpu_view *src,
                                size_t elsize, int *empty) {
+    dmlcpu_status status = dmlcpu_pair_init_unplaced(pair, dst, src, elsize, empty);
+    if (status == DMLCPU_OK && !*empty && pair->ndim > 0 && (dst->data == NULL || src->data == NULL))
+        return DMLCPU_E_INVALID;
+    return status;
+}
+
+dmlcpu_status dmlcpu_pair_init_unplaced(dmlcpu_pair *pair, const dmlcpu_view *dst,
+                                        const dmlcpu_view *src, size_t elsize, int *empty) {
     int64_t dst_count, src_count;
     dmlcpu_status status;
-    if ((status = dmlcpu_view_check(dst, elsize, &dst_count)) != DMLCPU_OK) return status;
-    if ((status = dmlcpu_view_check(src, elsize, &src_count)) != DMLCPU_OK) return status;
+    if ((status = check_dims(dst, elsize, &dst_count)) != DMLCPU_OK) return status;
+    if ((status = check_dims(src, elsize, &src_count)) != DMLCPU_OK) return status;
     if (dst->ndim != src->ndim) return DMLCPU_E_INVALID;
     pair->ndim = dst->ndim;
     for (int32_t i = 0; i < dst->ndim; i++) {
@@ -70,7 +85,16 @@ void dmlcpu_pair_normalize(dmlcpu_pair *pair) {
 }
 
 int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count) {
+    int64_t shifts[4];
+    ndim = dmlcpu_normalize_dims(ndim, sizes, ops, count, shifts);
+    for (size_t k = 0; k < count; k++) ops[k].data += shifts[k];
+    return ndim;
+}
+
+int32_t dmlcpu_normalize_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count,
+                              int64_t *shifts) {
     int32_t n = 0;
+    for (size_t k = 0; k < count; k++) shifts[k] = 0;
     /* Drop size-1 dims; flip negative destination strides so the walk runs forwards in ops[0]. */
     for (int32_t i = 0; i < ndim; i++) {
         int64_t size = sizes[i];
@@ -79,7 +103,7 @@ int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size
         for (size_t k = 0; k < count; k++) {
             int64_t stride = ops[k].strides[i];
             if (flip) {
-                ops[k].data += stride * (size - 1);
+                shifts[k] += stride * (size - 1);
                 stride = -stride;
             }
             ops[k].strides[n] = stride;

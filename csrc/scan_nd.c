@@ -59,8 +59,8 @@ static void scan_range(const scan_plan *c, int64_t begin, int64_t end) {
     ptrdiff_t across[4];
     for (size_t k = 0; k < c->count; k++) across[k] = (ptrdiff_t)c->op[k].strides[inner];
     char *at[4];
-    dmlcpu_walk w = {inner, c->sizes, c->count, c->op, at, {0}};
-    dmlcpu_walk_seek(&w, begin / c->across);
+    dmlcpu_walk w;
+    dmlcpu_walk_start(&w, inner, c->sizes, c->count, c->op, at, begin / c->across);
     int64_t col = begin % c->across;
     dmlcpu_scan_carry carry = {NULL, NULL, 0, 0};
     const dmlcpu_scan_carry *carried = c->count > 2 ? &carry : NULL;

@@ -79,6 +79,11 @@ static int64_t share_start(int64_t total, int64_t align, int i, int n) {
 }
 
 void dmlcpu_share(int64_t total, int64_t align, int chunk, int chunks, int64_t *lo, int64_t *hi) {
+    if (chunks == 1) { /* a tiny call's only chunk, without share_start's divisions */
+        *lo = 0;
+        *hi = total;
+        return;
+    }
     *lo = share_start(total, align, chunk, chunks);
     *hi = share_start(total, align, chunk + 1, chunks);
 }

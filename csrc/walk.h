@@ -20,6 +20,21 @@ typedef struct dmlcpu_walk {
     int64_t index[DMLCPU_MAX_DIMS];
 } dmlcpu_walk;
 
+static inline void dmlcpu_walk_seek(dmlcpu_walk *w, int64_t flat);
+
+/* A walk over sizes[0, ndim) of `count` operands, at flat position `flat`. (Filled field by
+ * field: zeroing the whole struct first cost more than a tiny copy's kernel.) */
+static inline void dmlcpu_walk_start(dmlcpu_walk *w, int32_t ndim, const int64_t *sizes,
+                                     size_t count, const dmlcpu_operand *ops, char **at,
+                                     int64_t flat) {
+    w->ndim = ndim;
+    w->sizes = sizes;
+    w->count = count;
+    w->ops = ops;
+    w->at = at;
+    dmlcpu_walk_seek(w, flat); /* sets index[0, ndim), all a walk reads */
+}
+
 static inline void dmlcpu_walk_seek(dmlcpu_walk *w, int64_t flat) {
     for (size_t k = 0; k < w->count; k++) w->at[k] = w->ops[k].data;
     for (int32_t d = w->ndim - 1; d >= 0; d--) {

@@ -27,6 +27,18 @@ static void copy_case(int32_t ndim, const int64_t *sizes, const int64_t *dst_str
     reference_copy(&expected.view, &src.view, e);
     CHECK(dmlcpu_copy(&dst.view, &src.view, e) == DMLCPU_OK, what);
     CHECK(test_buffer_equal(&dst, &expected), what);
+    /* prepared on offsets from each allocation, then run on a fresh destination */
+    test_buffer fresh;
+    test_buffer_make(&fresh, ndim, sizes, dst_strides, e, 0xA5);
+    dmlcpu_view dst_at = fresh.view, src_at = src.view;
+    dst_at.data = (char *)(intptr_t)(fresh.view.data - (char *)fresh.base);
+    src_at.data = (char *)(intptr_t)(src.view.data - (char *)src.base);
+    dmlcpu_prepared_copy prepared;
+    CHECK(dmlcpu_copy_prepare(&prepared, &dst_at, &src_at, e) == DMLCPU_OK, what);
+    CHECK(dmlcpu_copy_prepared(&prepared, (char *)fresh.base, (char *)src.base) == DMLCPU_OK,
+          what);
+    CHECK(test_buffer_equal(&fresh, &expected), what);
+    test_buffer_free(&fresh);
     test_buffer_free(&src);
     test_buffer_free(&dst);
     test_buffer_free(&expected);
@@ -230,6 +242,21 @@ void test_invalid_arguments(void) {
     dmlcpu_view b3 = b.view;
     b3.sizes[0] = 3;
     CHECK(dmlcpu_copy(&bad, &b3, 4) == DMLCPU_E_OVERFLOW, "byte offset overflow refused");
+    dmlcpu_prepared_copy prepared;
+    CHECK(dmlcpu_copy_prepare(&prepared, &bad, &b3, 4) == DMLCPU_E_OVERFLOW,
+          "prepared byte offset overflow refused");
+    CHECK(dmlcpu_copy_prepare(&prepared, &a.view, &b.view, 3) == DMLCPU_E_INVALID,
+          "prepared element size 3 refused");
+    bad = a.view;
+    bad.sizes[0] = 5;
+    CHECK(dmlcpu_copy_prepare(&prepared, &bad, &b.view, 4) == DMLCPU_E_INVALID,
+          "prepared size mismatch refused");
+    bad.data = NULL; /* offsets 0: allowed where views are prepared, refused by dmlcpu_copy */
+    bad.sizes[0] = 4;
+    CHECK(dmlcpu_copy_prepare(&prepared, &bad, &bad, 4) == DMLCPU_OK, "prepared at offset 0");
+    CHECK(dmlcpu_copy(&bad, &b.view, 4) == DMLCPU_E_INVALID, "NULL data refused");
+    CHECK(dmlcpu_copy_prepared(&prepared, NULL, (char *)b.view.data) == DMLCPU_E_INVALID,
+          "prepared run at NULL refused");
     CHECK(dmlcpu_scan(&a.view, &b.view, (dmlcpu_dtype)12, 0, DMLCPU_SCAN_SUM, 0, 0)
               == DMLCPU_E_INVALID, "unknown dtype refused");
     CHECK(dmlcpu_scan(&a.view, &b.view, DMLCPU_FLOAT32, 1, DMLCPU_SCAN_SUM, 0, 0)

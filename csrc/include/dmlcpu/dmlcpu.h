@@ -68,6 +68,27 @@ size_t dmlcpu_dtype_size(int dtype);
 dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize);
 
 /*
+ * A copy checked and normalized once and run many times at other addresses (a plan's step):
+ * dmlcpu_copy_prepare takes the views of dmlcpu_copy with byte offsets in place of their data
+ * pointers (any value, 0 included), and dmlcpu_copy_prepared runs that copy with the offsets
+ * added to two base addresses. The same copy as dmlcpu_copy on the views the bases make; a
+ * run skips only the checks and the normalization already done. Fill it only by
+ * dmlcpu_copy_prepare.
+ */
+typedef struct dmlcpu_prepared_copy {
+    size_t elsize;
+    int32_t ndim;                             /* 0: nothing to copy (some size was 0) */
+    int64_t sizes[DMLCPU_MAX_DIMS];
+    int64_t offsets[2];                       /* destination, source: element 0's byte offset */
+    int64_t strides[2][DMLCPU_MAX_DIMS];
+} dmlcpu_prepared_copy;
+
+dmlcpu_status dmlcpu_copy_prepare(dmlcpu_prepared_copy *prepared, const dmlcpu_view *dst,
+                                  const dmlcpu_view *src, size_t elsize);
+dmlcpu_status dmlcpu_copy_prepared(const dmlcpu_prepared_copy *prepared, char *dst_base,
+                                   const char *src_base);
+
+/*
  * count copies dsts[k][c] = srcs[k][c] (each pair as dmlcpu_copy takes it) whose first
  * outer_ndim sizes are equal: the parts of a JOIN (dsts are blocks of one output) or of a SPLIT
  * (srcs are blocks of one input). When each part's block at one outer index is contiguous, the
