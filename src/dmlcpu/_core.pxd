@@ -27,6 +27,12 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     const char *dmlcpu_status_string(dmlcpu_status status)
     size_t dmlcpu_dtype_size(int dtype)
     dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize)
+    ctypedef struct dmlcpu_prepared_copy:
+        pass
+    dmlcpu_status dmlcpu_copy_prepare(dmlcpu_prepared_copy *prepared, const dmlcpu_view *dst,
+                                      const dmlcpu_view *src, size_t elsize)
+    dmlcpu_status dmlcpu_copy_prepared(const dmlcpu_prepared_copy *prepared, char *dst_base,
+                                       const char *src_base)
     dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs,
                                     size_t count, int32_t outer_ndim, size_t elsize)
     dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize)

@@ -39,6 +39,7 @@ cdef struct Step:
     int src_slot
     dmlcpu_view dst          # .data holds the byte offset from the slot's base
     dmlcpu_view src
+    dmlcpu_prepared_copy copy  # STEP_COPY: dst and src checked and normalized once
     size_t elsize
     int dtype
     int axis
@@ -219,6 +220,9 @@ cdef class Plan:
             else:
                 self._fill(&self.steps[i], STEP_COPY if kind is Copy else STEP_TILE,
                            record.dst, record.src, record.elsize)
+                if kind is Copy:
+                    check(dmlcpu_copy_prepare(&self.steps[i].copy, &self.steps[i].dst,
+                                              &self.steps[i].src, self.steps[i].elsize))
                 i += 1
 
     cdef size_t _scan_elsize(self, dtype) except 0:
@@ -369,13 +373,17 @@ cdef dmlcpu_status run_steps(Step *steps, Py_ssize_t n_steps, Py_buffer *buffers
             continue
         if step.empty:
             continue
+        if step.kind == STEP_COPY:
+            status = dmlcpu_copy_prepared(&step.copy, <char *>buffers[step.dst_slot].buf,
+                                          <char *>buffers[step.src_slot].buf)
+            if status != DMLCPU_OK:
+                return status
+            continue
         dst = step.dst
         src = step.src
         dst.data = <char *>buffers[step.dst_slot].buf + <intptr_t>dst.data
         src.data = <char *>buffers[step.src_slot].buf + <intptr_t>src.data
-        if step.kind == STEP_COPY:
-            status = dmlcpu_copy(&dst, &src, step.elsize)
-        elif step.kind == STEP_TILE:
+        if step.kind == STEP_TILE:
             status = dmlcpu_tile(&dst, &src, step.elsize)
         else:
             status = dmlcpu_scan(&dst, &src, <dmlcpu_dtype>step.dtype, step.axis,

@@ -12,6 +12,7 @@
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport PyObject
+from cpython.sequence cimport PySequence_Fast_ITEMS
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp, memcpy
 
@@ -170,11 +171,12 @@ cdef int put_int(KeyWords *k, object value) except -1:
     return 1
 
 
-cdef int put_fields(KeyWords *k, tuple fields) except -1:
+cdef int put_fields(KeyWords *k, PyObject **fields, Py_ssize_t n_fields) except -1:
     """Encodes fields that are exact ints, None or lists/tuples of exact ints (1), else 0.
     An exact list is read in one pass that runs no Python code, so nothing changes it."""
-    cdef Py_ssize_t i, n
-    for value in fields:
+    cdef Py_ssize_t f, i, n
+    for f in range(n_fields):
+        value = <object>fields[f]
         kind = type(value)
         if value is None:
             put(k, FIELD_NONE)
@@ -323,7 +325,7 @@ def eager_key(op, bint into, tuple fields, tuple layouts):
     cdef int dtype
     key_open(&k)
     try:
-        if not put_fields(&k, fields):
+        if not put_fields(&k, PySequence_Fast_ITEMS(fields), len(fields)):
             return None
         for i in range(0, len(layouts), 3):
             dtype = dtype_index(layouts[i])
@@ -372,29 +374,26 @@ cdef class Remembered:
     def __dealloc__(self):
         PyMem_Free(self.dims)
 
-    cdef tuple new_outputs(self):
-        """The new outputs, C-contiguous and uninitialised (the plan writes every element)."""
-        cdef Py_ssize_t i
+    cdef object new_output(self, Py_ssize_t i):
+        """New output i, C-contiguous and uninitialised (the plan writes every element)."""
         if new_from_descr == NULL:
-            return tuple([new_array(shape, self.dtype) for shape in self.shapes])
-        if self.n_new == 1:
-            return (new_empty_from(new_from_descr, NDARRAY, self.dtype, len(self.shapes[0]),
-                                   self.dims),)
-        return tuple([new_empty_from(new_from_descr, NDARRAY, self.dtype, len(self.shapes[i]),
-                                     &self.dims[i * DMLCPU_MAX_DIMS])
-                      for i in range(self.n_new)])
+            return new_array(self.shapes[i], self.dtype)
+        return new_empty_from(new_from_descr, NDARRAY, self.dtype, len(self.shapes[i]),
+                              &self.dims[i * DMLCPU_MAX_DIMS])
 
-    cdef bint run(self, tuple inputs, tuple outputs, bint given) except -1:
-        """Runs into outputs; False (nothing written) if given outputs cannot be bound as
-        planned or may meet another operand: the full path then checks them exactly."""
+    cdef bint run(self, PyObject **inputs, PyObject **outputs, bint given) except -1:
+        """Runs into outputs (the plan's counts of each, borrowed); False (nothing written) if
+        given outputs cannot be bound as planned or may meet another operand: the full path
+        then checks them exactly."""
         cdef Operands ops
         cdef Py_ssize_t i, first, second, n_in = self.plan.n_inputs
         if self.plan.work_bytes >= NOGIL_BYTES or not FIELDS_MATCH:
-            return self.plan._run(inputs, outputs, given, self.in_place)
+            return self.plan._run(tuple_of(inputs, n_in), tuple_of(outputs, self.plan.n_outputs),
+                                  given, self.in_place)
         operands_open(&ops, n_in + self.plan.n_outputs)
         try:
             for i in range(ops.n):
-                if not bind_fields(&ops, inputs[i] if i < n_in else outputs[i - n_in],
+                if not bind_fields(&ops, <object>(inputs[i] if i < n_in else outputs[i - n_in]),
                                    i >= n_in):
                     return False
             if given and find_conflict(&ops, ops.hi, n_in, self.in_place, &first, &second):
@@ -425,18 +424,22 @@ cdef bint bind_fields(Operands *ops, object array, bint writable) except -1:
     return True
 
 
-cdef object remembered_call(dict cache, op, tuple fields, tuple inputs, tuple outputs):
+cdef object remembered_call(dict cache, op, PyObject **fields, Py_ssize_t n_fields,
+                            PyObject **inputs, Py_ssize_t n_inputs, tuple outputs):
     """The result of the call from a remembered plan, or MISS (nothing written) when no plan is
-    remembered for it or the caller's outputs (None: new arrays) may meet another operand."""
+    remembered for it or the caller's outputs (None: new arrays) may meet another operand.
+    fields and inputs are borrowed from the caller's arguments."""
     cdef KeyWords k
     cdef Remembered remembered
+    cdef PyObject *only
+    cdef Py_ssize_t i
     cdef bint given = outputs is not None
     key_open(&k)
     try:
-        if not put_fields(&k, fields):
+        if not put_fields(&k, fields, n_fields):
             return MISS
-        for array in inputs:
-            if not put_array(&k, array):
+        for i in range(n_inputs):
+            if not put_array(&k, <object>inputs[i]):
                 return MISS
         if given:
             for array in outputs:
@@ -448,11 +451,27 @@ cdef object remembered_call(dict cache, op, tuple fields, tuple inputs, tuple ou
     if found is None:
         return MISS
     remembered = <Remembered>found
-    if not given:
-        outputs = remembered.new_outputs()
-    if not remembered.run(inputs, outputs, given):
+    # (a key names its arrays, so the counts always agree; the run reads them unchecked)
+    if n_inputs != remembered.plan.n_inputs or remembered.plan.n_outputs != (
+            len(outputs) if given else remembered.n_new):
         return MISS
-    return list(outputs) if remembered.many else outputs[0]
+    if given:
+        if not remembered.run(inputs, PySequence_Fast_ITEMS(outputs), True):
+            return MISS
+        return list(outputs) if remembered.many else outputs[0]
+    if remembered.n_new == 1 and not remembered.many:  # no list or tuple to make
+        output = remembered.new_output(0)
+        only = <PyObject *>output
+        return output if remembered.run(inputs, &only, False) else MISS
+    made = [remembered.new_output(i) for i in range(remembered.n_new)]
+    if not remembered.run(inputs, PySequence_Fast_ITEMS(made), False):
+        return MISS
+    return made if remembered.many else made[0]
+
+
+cdef tuple tuple_of(PyObject **items, Py_ssize_t n):
+    """A tuple of n borrowed objects."""
+    return tuple([<object>items[i] for i in range(n)])
 
 
 def _fields_of(array):

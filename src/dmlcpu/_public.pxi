@@ -2,6 +2,8 @@
 # in dmlcpu._ops so that a call a remembered plan serves runs no Python frame: the keyword call
 # lands in C, is keyed, looked up and run (_eager.pxi). Every other call goes to _ops._full,
 # which validates, plans, runs and remembers; _ops installs itself here at import.
+from cpython.sequence cimport PySequence_Fast_ITEMS
+
 from ._types import AxisDirection
 
 cdef dict EAGER_CACHE = None   # _ops._CACHE: remembered plans by Key
@@ -14,14 +16,28 @@ def _install_eager(ops, dict cache):
     OPS, EAGER_CACHE = ops, cache
 
 
-cdef object eager_call(str op, tuple fields, tuple inputs, tuple outputs, feature_level):
+cdef object eager_call(str op, PyObject **fields, Py_ssize_t n_fields, PyObject **inputs,
+                       Py_ssize_t n_inputs, tuple outputs, feature_level):
     """From a remembered plan when one serves the call (extended mode only), else the full
-    path (looked up on the module each time, so tests can replace it)."""
+    path (looked up on the module each time, so tests can replace it). The fields and inputs
+    are the caller's arguments, borrowed: a tuple each would cost more than a tiny copy."""
     if feature_level is None:
-        done = remembered_call(EAGER_CACHE, op, fields, inputs, outputs)
+        done = remembered_call(EAGER_CACHE, op, fields, n_fields, inputs, n_inputs, outputs)
         if done is not MISS:
             return done
-    return OPS._full(op, fields, inputs, outputs, feature_level, OPS._SPECS[op])
+    return OPS._full(op, tuple_of(fields, n_fields), tuple_of(inputs, n_inputs), outputs,
+                     feature_level, OPS._SPECS[op])
+
+
+cdef object one_input(str op, input, Py_ssize_t n_fields, f0, f1, f2, f3, tuple outputs,
+                      feature_level):
+    """eager_call for the operators of one input and up to four fields."""
+    cdef PyObject *fields[4]
+    cdef PyObject *inputs[1]
+    fields[0], fields[1], fields[2], fields[3] = (<PyObject *>f0, <PyObject *>f1, <PyObject *>f2,
+                                                  <PyObject *>f3)
+    inputs[0] = <PyObject *>input
+    return eager_call(op, fields, n_fields, inputs, 1, outputs, feature_level)
 
 
 cdef tuple sequence_of(values, str field, bint ndarray_ok):
@@ -40,21 +56,24 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
     Returns the outputs (new C-contiguous arrays, or ``outputs`` filled in place).
     """
     # (an ndarray's rows may serve as the outputs, as they always could)
-    return eager_call("SPLIT", (axis, output_axis_sizes), (input,),
-                      None if outputs is None else sequence_of(outputs, "outputs", True),
-                      feature_level)
+    return one_input("SPLIT", input, 2, axis, output_axis_sizes, None, None,
+                     None if outputs is None else sequence_of(outputs, "outputs", True),
+                     feature_level)
 
 
 def join(inputs, *, axis, out=None, feature_level=None):
     """JOIN: concatenate ``inputs`` along ``axis`` in order."""
-    return eager_call("JOIN", (axis,), sequence_of(inputs, "inputs", False),
+    cdef PyObject *fields[1]
+    fields[0] = <PyObject *>axis
+    inputs = sequence_of(inputs, "inputs", False)
+    return eager_call("JOIN", fields, 1, PySequence_Fast_ITEMS(inputs), len(inputs),
                       None if out is None else (out,), feature_level)
 
 
 def slice(input, *, offsets, sizes, strides=None, out=None, feature_level=None):
     """SLICE: ``Output[c] = Input[offsets + strides * c]`` with output shape ``sizes``."""
-    return eager_call("SLICE", (offsets, sizes, strides), (input,),
-                      None if out is None else (out,), feature_level)
+    return one_input("SLICE", input, 3, offsets, sizes, strides, None,
+                     None if out is None else (out,), feature_level)
 
 
 def slice1(input, *, input_window_offsets, input_window_sizes, input_window_strides=None,
@@ -63,15 +82,15 @@ def slice1(input, *, input_window_offsets, input_window_sizes, input_window_stri
 
     ``output_sizes`` None takes the most elements the window yields (or ``out``'s shape).
     """
-    return eager_call("SLICE1", (input_window_offsets, input_window_sizes,
-                                 input_window_strides, output_sizes),
-                      (input,), None if out is None else (out,), feature_level)
+    return one_input("SLICE1", input, 4, input_window_offsets, input_window_sizes,
+                     input_window_strides, output_sizes, None if out is None else (out,),
+                     feature_level)
 
 
 def tile(input, *, repeats, out=None, feature_level=None):
     """TILE: ``Output[c] = Input[c mod InputSizes]``, output sizes = input sizes * repeats."""
-    return eager_call("TILE", (repeats,), (input,), None if out is None else (out,),
-                      feature_level)
+    return one_input("TILE", input, 1, repeats, None, None, None,
+                     None if out is None else (out,), feature_level)
 
 
 cdef object cumulative(str op, input, axis, axis_direction, exclusive, out, feature_level):
@@ -80,8 +99,8 @@ cdef object cumulative(str op, input, axis, axis_direction, exclusive, out, feat
         axis_direction = int(axis_direction)
     if type(exclusive) is bool:
         exclusive = int(exclusive)
-    return eager_call(op, (axis, axis_direction, exclusive), (input,),
-                      None if out is None else (out,), feature_level)
+    return one_input(op, input, 3, axis, axis_direction, exclusive, None,
+                     None if out is None else (out,), feature_level)
 
 
 def cumulative_summation(input, *, axis, axis_direction=AxisDirection.INCREASING,
