@@ -26,6 +26,15 @@
  * one). */
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /*
+ * The rows kernel stores aligned vectors across row boundaries into a cached destination and
+ * unaligned ones row by row into one that is not; which it is, a call cannot tell. Rows this
+ * long are taken not to be cached whatever the size: for 4 KiB rows the aligned walk gained
+ * little in cache (TILE (r,1,1024) x (1,64,1) float32, 1-2 MiB: 0-15%) and lost 20-30% out of
+ * it (8 MiB one thread: 0.45 against 0.35 ms, PyTorch 0.34); for 1 KiB rows it gained more
+ * (int8, 8 MiB warm: 0.12-0.14 against 0.15 ms), so shorter rows keep the size rule.
+ */
+#define ROWS_UNCACHED_RUN ((int64_t)4 << 10)
+/*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
  * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
  * keep comfortably (TRANSPOSE_MIN_RUN elements, one line each), copy blocks so each source line
@@ -186,9 +195,10 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
             /* in cache unless each thread writes the streaming threshold (a TILE's, whose
-             * reads are few, streams only from four times that) */
+             * reads are few, streams only from four times that); rows of ROWS_UNCACHED_RUN
+             * bytes or more are taken not to be (see the define) */
             c.rows_cached = total_bytes / dmlcpu_threads_for(total_bytes) <
-                            dmlcpu_stream_threshold();
+                            dmlcpu_stream_threshold() && c.run < ROWS_UNCACHED_RUN;
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];
