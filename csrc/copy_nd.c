@@ -27,13 +27,18 @@
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /*
  * The rows kernel stores aligned vectors across row boundaries into a cached destination and
- * unaligned ones row by row into one that is not; which it is, a call cannot tell. Rows this
- * long are taken not to be cached whatever the size: for 4 KiB rows the aligned walk gained
- * little in cache (TILE (r,1,1024) x (1,64,1) float32, 1-2 MiB: 0-15%) and lost 20-30% out of
- * it (8 MiB one thread: 0.45 against 0.35 ms, PyTorch 0.34); for 1 KiB rows it gained more
- * (int8, 8 MiB warm: 0.12-0.14 against 0.15 ms), so shorter rows keep the size rule.
+ * unaligned ones row by row into one that is not; which it is, a call cannot tell. The aligned
+ * walk won in cache and lost out of it: TILE (r,1,1024) x (1,64,1) float32 (4 KiB rows), one
+ * thread, each variant first in turn, ms aligned / unaligned (benchmarks/NOTES.md): warm
+ * (called back to back) 512 KiB 0.007-0.009 / 0.009-0.010, 8 MiB 0.10-0.11 / 0.135-0.14; cold
+ * (64 MiB of other data written first) equal up to 2 MiB, 8 MiB 0.43-0.45 / 0.33-0.37
+ * (PyTorch 0.37-0.38 both ways). So rows of ROWS_LONG_RUN bytes or more are stored aligned only
+ * where a thread writes at most ROWS_LONG_CACHED_BYTES. int8 (1 KiB rows) at 8 MiB ran against
+ * the peers as close one way as the other (aligned won warm, lost cold): shorter rows keep the
+ * streaming threshold.
  */
-#define ROWS_UNCACHED_RUN ((int64_t)4 << 10)
+#define ROWS_LONG_RUN ((int64_t)4 << 10)
+#define ROWS_LONG_CACHED_BYTES ((int64_t)2 << 20)
 /*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
  * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
@@ -195,10 +200,11 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
             /* in cache unless each thread writes the streaming threshold (a TILE's, whose
-             * reads are few, streams only from four times that); rows of ROWS_UNCACHED_RUN
-             * bytes or more are taken not to be (see the define) */
-            c.rows_cached = total_bytes / dmlcpu_threads_for(total_bytes) <
-                            dmlcpu_stream_threshold() && c.run < ROWS_UNCACHED_RUN;
+             * reads are few, streams only from four times that); long rows only up to
+             * ROWS_LONG_CACHED_BYTES (see the defines) */
+            int64_t per_thread = total_bytes / dmlcpu_threads_for(total_bytes);
+            c.rows_cached = per_thread < dmlcpu_stream_threshold() &&
+                            (c.run < ROWS_LONG_RUN || per_thread <= ROWS_LONG_CACHED_BYTES);
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];

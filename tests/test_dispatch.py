@@ -153,8 +153,7 @@ def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
 def test_rows_into_packed_destination(isa, row, threads, size):
     """Rows packed one after the other in the destination, with ordinary stores (the rows kernel):
     source rows forwards, backwards and all one row (a TILE's repeats), at misaligned
-    addresses. A small copy of rows under 4 KiB is taken to be in cache (aligned vectors
-    spanning rows; rows of 4099 bytes never are, so they go as below). With the
+    addresses. A small copy is taken to be in cache (aligned vectors spanning rows). With the
     threshold forced to 1 MiB, 3 MiB of one row repeated is not (unaligned vectors row by row),
     and is not streamed either (that takes 4 MiB from so few reads); on 3 threads it is shared by
     rows. (The 3 MiB of distinct rows then stream: test_streaming_rows_into_packed_destination.)"""
