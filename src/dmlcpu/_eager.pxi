@@ -155,7 +155,7 @@ cdef extern from *:
     bint compact_int "dmlcpu_compact_int"(object value, long long *out) noexcept
 
 
-cdef int put_int(KeyWords *k, object value) except -1:
+cdef inline int put_int(KeyWords *k, object value) except -1:
     """1 if value is an exact int within int64 (now encoded), else 0."""
     cdef int overflow = 0
     cdef long long number
@@ -175,6 +175,7 @@ cdef int put_fields(KeyWords *k, PyObject **fields, Py_ssize_t n_fields) except 
     """Encodes fields that are exact ints, None or lists/tuples of exact ints (1), else 0.
     An exact list is read in one pass that runs no Python code, so nothing changes it."""
     cdef Py_ssize_t f, i, n
+    cdef PyObject **items
     for f in range(n_fields):
         value = <object>fields[f]
         kind = type(value)
@@ -186,10 +187,11 @@ cdef int put_fields(KeyWords *k, PyObject **fields, Py_ssize_t n_fields) except 
                 return 0
         elif kind is list or kind is tuple:
             n = len(value)
+            items = PySequence_Fast_ITEMS(value)  # borrowed; put_int runs no Python code
             put(k, FIELD_SEQUENCE)
             put(k, n)
             for i in range(n):
-                if not put_int(k, (<list>value)[i] if kind is list else (<tuple>value)[i]):
+                if not put_int(k, <object>items[i]):
                     return 0
         else:
             return 0
