@@ -73,8 +73,10 @@ dmlcpu_status dmlcpu_pair_init_unplaced(dmlcpu_pair *pair, const dmlcpu_view *ds
  */
 void dmlcpu_pair_normalize(dmlcpu_pair *pair);
 
-/* The same over `count` operands (at least 2), ops[0] the destination and ops[1] the source:
- * every operand follows the destination's flips and order. Returns the dims left (at least 1). */
+/* The same over `count` operands (2 to DMLCPU_NORMALIZE_MAX_OPERANDS: a carried scan's four),
+ * ops[0] the destination and ops[1] the source: every operand follows the destination's flips
+ * and order. Returns the dims left (at least 1). */
+#define DMLCPU_NORMALIZE_MAX_OPERANDS 4
 int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count);
 /* dmlcpu_normalize leaving the data alone: shifts[k] is what the flips move operand k's data by
  * (for data that are offsets, not addresses). */

@@ -85,7 +85,7 @@ void dmlcpu_pair_normalize(dmlcpu_pair *pair) {
 }
 
 int32_t dmlcpu_normalize(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, size_t count) {
-    int64_t shifts[4];
+    int64_t shifts[DMLCPU_NORMALIZE_MAX_OPERANDS];
     ndim = dmlcpu_normalize_dims(ndim, sizes, ops, count, shifts);
     for (size_t k = 0; k < count; k++) ops[k].data += shifts[k];
     return ndim;
