@@ -26,7 +26,6 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
 
     const char *dmlcpu_status_string(dmlcpu_status status)
     size_t dmlcpu_dtype_size(int dtype)
-    dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize)
     ctypedef struct dmlcpu_prepared_copy:
         pass
     dmlcpu_status dmlcpu_copy_prepare(dmlcpu_prepared_copy *prepared, const dmlcpu_view *dst,
