@@ -143,3 +143,27 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))
     _bench_report.replace_section(str(readme), text)
     assert readme.read_text() == "intro\n" + text + "tail\n"
+
+
+@pytest.mark.parametrize("protocol", ["cold", "warm"])
+def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
+    """Round r starts at callable r, so none always follows the same one; each callable's samples
+    stay its own (a fake clock that each callable advances by its own step)."""
+    from dmlcpu import _bench_timing
+    clock = [0.0]
+    log = []
+    monkeypatch.setattr(_bench_timing.time, "perf_counter", lambda: clock[0])
+
+    def recorder(name, seconds):
+        def call():
+            log.append(name)
+            clock[0] += seconds
+        return call
+    fns = [recorder("a", 1e-4), recorder("b", 1e-3), recorder("c", 3e-3)]
+    medians, first = _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=3,
+                                                        max_rounds=3)
+    # set-up calls first, then per round each callable's calls together (warm: untimed + batch)
+    runs = [name for i, name in enumerate(log) if i == 0 or log[i - 1] != name]
+    assert runs[-9:] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert first == [pytest.approx(1e-4)] * 3
+    assert medians == [pytest.approx(1e-4), pytest.approx(1e-3), pytest.approx(3e-3)]

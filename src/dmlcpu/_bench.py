@@ -2,9 +2,10 @@
 
 Every operator family at every data width (1, 2, 4, 8 bytes) and at sizes from inside L2 to well
 beyond the last-level cache, each peer on its own preallocated buffers in its fastest form, timed
-in two protocols: cold (rounds interleaved A B C A B C) and warm (calls back to back), at one
-thread and at all threads. Speeds are GB/s over the ideal bytes (every input byte read once, every
-output byte written once); ratios are the best peer's time over dmlcpu's (above 1: dmlcpu faster).
+in two protocols: cold (rounds interleaved A B C, B C A, C A B) and warm (calls back to back), at
+one thread and at all threads. Speeds are GB/s over the ideal bytes (every input byte read once,
+every output byte written once); ratios are the best peer's time over dmlcpu's (above 1: dmlcpu
+faster).
 
     python -m dmlcpu bench --quick
     python -m dmlcpu bench --json benchmarks/results/bench.json --plot benchmarks/results/plots \\
@@ -180,7 +181,7 @@ def run(args, argv):
     for note in notes[len(missing_peer_notes()):]:
         print("note: " + note)
     return {"machine": info, "command": "python -m dmlcpu bench " + " ".join(argv),
-            "protocols": {"cold": "rounds interleaved A B C A B C, one call per sample",
+            "protocols": {"cold": "rounds interleaved A B C, B C A, C A B, one call per sample",
                           "warm": "calls of one library back to back, after one untimed call"},
             "notes": notes, "rows": rows, "seed_rows": seed}
 

@@ -123,11 +123,11 @@ def markdown(data, plot_dir=None, full_table_path=None):
            "`intra_op_num_threads` with spinning off, through I/O binding), so that no library's "
            "idle workers keep running into the next one's measurement; NumPy is single-threaded "
            "and is compared at 1 thread only. "
-           "*cold*: rounds interleaved A B C A B C, one call each, every peer on its own buffers, "
-           "so each call finds the caches holding the others' data; *warm*: calls of one library "
-           "back to back. Each cell is the lowest, over the sizes %s (largest tensor of the call), "
-           "of the best peer's time divided by dmlcpu's: above 1, dmlcpu is faster; a miss is "
-           "bold, with the peer that wins and the size." % (
+           "*cold*: rounds interleaved A B C, B C A, C A B, one call each, every peer on its own "
+           "buffers, so each call finds the caches holding the others' data; *warm*: calls of one "
+           "library back to back. Each cell is the lowest, over the sizes %s (largest tensor of "
+           "the call), of the best peer's time divided by dmlcpu's: above 1, dmlcpu is faster; a "
+           "miss is bold, with the peer that wins and the size." % (
                "under `OMP_WAIT_POLICY=%s`" % data["machine"]["omp_wait_policy"]
                if data["machine"].get("omp_wait_policy") else "spinning as OpenMP's default",
                ", ".join(SIZES)),

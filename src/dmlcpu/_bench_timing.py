@@ -1,7 +1,9 @@
 """Timing for the benchmark: two protocols over a list of callables.
 
-*cold*: rounds interleaved A B C A B C, one call per sample, so each call finds the caches holding
-the data the other callables just touched (each callable owns its own buffers). *warm*: in each
+*cold*: rounds interleaved A B C, B C A, C A B, one call per sample, so each call finds the caches
+holding the data the other callables just touched (each callable owns its own buffers); the order
+turns each round so that no callable always follows the same one (in one process here the first
+call after another's large output measured up to 20% slower than the later ones). *warm*: in each
 round every callable runs a batch of calls back to back after one untimed call, so its data is
 cached as far as it fits. Both report the median over rounds; interleaving the rounds makes a burst
 of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
@@ -25,11 +27,16 @@ def spread(samples):
     return middle[-1] / middle[0]
 
 
+def _turned(count, first):
+    """Indices 0..count-1 starting at first % count: round r of a protocol starts at callable r."""
+    return [(first + i) % count for i in range(count)]
+
+
 def _rounds(step, budget, min_rounds, max_rounds):
     deadline = time.perf_counter() + budget
     rounds = 0
     while rounds < max_rounds and (rounds < min_rounds or time.perf_counter() < deadline):
-        step()
+        step(rounds)
         rounds += 1
 
 
@@ -39,11 +46,11 @@ def cold(fns, budget, min_rounds=5, max_rounds=400):
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
 
-    def step():
-        for fn, out in zip(fns, samples):
+    def step(first):
+        for i in _turned(len(fns), first):
             t0 = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t0)
+            fns[i]()
+            samples[i].append(time.perf_counter() - t0)
     _rounds(step, budget, min_rounds, max_rounds)
     return [_median(s) for s in samples], samples[0]
 
@@ -59,13 +66,14 @@ def warm(fns, budget, min_rounds=5, max_rounds=400):
         batches.append(max(1, min(1000, int(WARM_BATCH_SECONDS / once))))
     samples = [[] for _ in fns]
 
-    def step():
-        for fn, batch, out in zip(fns, batches, samples):
+    def step(first):
+        for i in _turned(len(fns), first):
+            fn = fns[i]
             fn()  # untimed: brings this callable's data back into the caches
             t0 = time.perf_counter()
-            for _ in range(batch):
+            for _ in range(batches[i]):
                 fn()
-            out.append((time.perf_counter() - t0) / batch)
+            samples[i].append((time.perf_counter() - t0) / batches[i])
     _rounds(step, budget, min_rounds, max_rounds)
     return [_median(s) for s in samples], samples[0]
 
