@@ -133,6 +133,32 @@ def test_outer_rows_across_the_accumulator_block(isa, dtype):
                              reference_scan(x, 0, op, True, exclusive), (isa, width, op))
 
 
+def at_page_offset(nbytes, offset):
+    """A uint8 buffer of nbytes starting `offset` bytes into a 4 KiB page."""
+    raw = np.empty(nbytes + 8192, np.uint8)
+    start = (-raw.ctypes.data) % 4096 + offset
+    return raw[start:start + nbytes]
+
+
+@pytest.mark.parametrize("isa", ["scalar"] + WIDE)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint8, np.int64])
+@pytest.mark.parametrize("ahead", [0, 8, 64, 504, 512, 2048, 4032])
+def test_outer_rows_whatever_the_destination_offset_in_a_page(isa, dtype, ahead):
+    """The outer kernel walks the vectors of columns backwards where the destination's offset in
+    a page is a little ahead of the source's (4 KiB aliasing), forwards elsewhere: every offset
+    on each side of that window gives the reference's bits, in groups of rows and the rows left."""
+    rng = np.random.default_rng(ahead)
+    itemsize = np.dtype(dtype).itemsize
+    _core._force_isa(isa)
+    for rows, width, op, exclusive in ((11, 1024, SUM, False), (9, 1024 + 37, PROD, True)):
+        nbytes = rows * width * itemsize
+        x = at_page_offset(nbytes, 0).view(dtype).reshape(rows, width)
+        x[...] = random_values(rng, dtype, (rows, width), op)
+        out = at_page_offset(nbytes, ahead).view(dtype).reshape(rows, width)
+        scan(op, x, 0, exclusive=exclusive, out=out)
+        assert_same_bits(out, reference_scan(x, 0, op, False, exclusive), (isa, ahead, op))
+
+
 @pytest.mark.parametrize("isa", WIDE)
 @pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.int8, np.float32])
 def test_one_long_line(isa, dtype):

@@ -22,6 +22,7 @@
  */
 #ifndef SCAN_OUTER_ROWS
 #define SCAN_OUTER_ROWS 4
+#define OUTER_ALIAS_BYTES 512 /* see outer_rows */
 #endif
 
 /* Columns [j, end) of `rows` rows, one element at a time, row by row. */
@@ -38,34 +39,50 @@ static inline void SCAN_KERNEL(outer_scalar)(char *o, ptrdiff_t das, const char 
     }
 }
 
+/* One vector of columns at j down `rows` rows: every row's load before any store. */
+static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(outer_vector)(
+    char *o, ptrdiff_t das, const char *s, ptrdiff_t sas, SCAN_ACC *acc, size_t j, size_t rows,
+    int exclusive, int first_row, int streams) {
+    typedef SCAN_OV_VEC V;
+    V x[SCAN_OUTER_ROWS];
+    for (size_t r = 0; r < rows; r++) x[r] = SCAN_OV(load)(s + (ptrdiff_t)r * sas + j * SCAN_ES);
+    V a = SCAN_OV(acc_load)(acc + j);
+    for (size_t r = 0; r < rows; r++) {
+        V next = SCAN_OV(SCAN_OP)(a, x[r]);
+        V w = !exclusive ? next : first_row && r == 0 ? SCAN_OV(fill)(SCAN_FIRST) : a;
+        char *at = o + (ptrdiff_t)r * das + j * SCAN_ES;
+        if (streams) SCAN_OV(stream)(at, w);
+        else SCAN_OV(store)(at, w);
+        a = next;
+    }
+    SCAN_OV(acc_store)(acc + j, a);
+}
+
 /* `rows` rows (a constant where it is inlined): columns [0, head) and the tail one element at
- * a time, the vectors between down all the rows. */
+ * a time, the vectors between down all the rows. The vectors go from the last back to the first
+ * where the destination's offset within a page is a little (under OUTER_ALIAS_BYTES) ahead of
+ * the source's: forwards, the next vectors' loads would then match the low 12 bits of the stores
+ * just issued (4 KiB aliasing) and wait for them. Float32 (R,4096) along axis 0, one thread,
+ * forwards / backwards: 32 rows, destination 64 bytes ahead 29 / 14 us, 128-256 bytes ahead
+ * 18-21 / 14, elsewhere 15 / 14; 8192 rows 64 bytes ahead 9.5 / 7.6 ms, elsewhere 6.6-6.8 /
+ * 7.6-7.7 (backwards costs where nothing aliases). */
 static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(outer_rows)(
     char *o, ptrdiff_t das, const char *s, ptrdiff_t sas, SCAN_ACC *acc, size_t n, size_t head,
     size_t rows, int exclusive, int first_row, int streams) {
     enum { W = SCAN_OV_W };
-    typedef SCAN_OV_VEC V;
-    const V first = SCAN_OV(fill)(SCAN_FIRST);
     SCAN_KERNEL(outer_scalar)(o, das, s, sas, acc, 0, head, rows, exclusive, first_row);
-    size_t j = head;
-    for (; j + W <= n; j += W) {
-        /* every row's load before any store: a store does not then stand between two loads
-         * that a 4 KiB-aliased address could delay */
-        V x[SCAN_OUTER_ROWS];
-        for (size_t r = 0; r < rows; r++)
-            x[r] = SCAN_OV(load)(s + (ptrdiff_t)r * sas + j * SCAN_ES);
-        V a = SCAN_OV(acc_load)(acc + j);
-        for (size_t r = 0; r < rows; r++) {
-            V next = SCAN_OV(SCAN_OP)(a, x[r]);
-            V w = !exclusive ? next : first_row && r == 0 ? first : a;
-            char *at = o + (ptrdiff_t)r * das + j * SCAN_ES;
-            if (streams) SCAN_OV(stream)(at, w);
-            else SCAN_OV(store)(at, w);
-            a = next;
-        }
-        SCAN_OV(acc_store)(acc + j, a);
+    size_t vectors = (n - head) / W, tail = head + vectors * W;
+    size_t ahead = (size_t)((uintptr_t)o - (uintptr_t)s) % 4096;
+    if (ahead != 0 && ahead < OUTER_ALIAS_BYTES) {
+        for (size_t v = vectors; v-- > 0;)
+            SCAN_KERNEL(outer_vector)(o, das, s, sas, acc, head + v * W, rows, exclusive,
+                                      first_row, streams);
+    } else {
+        for (size_t v = 0; v < vectors; v++)
+            SCAN_KERNEL(outer_vector)(o, das, s, sas, acc, head + v * W, rows, exclusive,
+                                      first_row, streams);
     }
-    SCAN_KERNEL(outer_scalar)(o, das, s, sas, acc, j, n, rows, exclusive, first_row);
+    SCAN_KERNEL(outer_scalar)(o, das, s, sas, acc, tail, n, rows, exclusive, first_row);
 }
 
 static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
