@@ -142,21 +142,26 @@ def at_page_offset(nbytes, offset):
 
 @pytest.mark.parametrize("isa", ["scalar"] + WIDE)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint8, np.int64])
-@pytest.mark.parametrize("ahead", [0, 8, 64, 504, 512, 2048, 4032])
-def test_outer_rows_whatever_the_destination_offset_in_a_page(isa, dtype, ahead):
-    """The outer kernel walks the vectors of columns backwards where the destination's offset in
-    a page is a little ahead of the source's (4 KiB aliasing), forwards elsewhere: every offset
-    on each side of that window gives the reference's bits, in groups of rows and the rows left."""
+@pytest.mark.parametrize("ahead", [0, 8, 16, 32, 64, 128, 504, 512, 2048, 4032])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scans_whatever_the_destination_offset_in_a_page(isa, dtype, ahead, axis):
+    """Where the destination's offset in a page is a little ahead of the source's (4 KiB
+    aliasing) the outer kernel walks the vectors of columns backwards and the line kernel loads
+    each next block before storing the last: every offset on each side of those windows gives
+    the reference's bits, in groups of rows and lines and the ones left, both directions."""
     rng = np.random.default_rng(ahead)
     itemsize = np.dtype(dtype).itemsize
     _core._force_isa(isa)
-    for rows, width, op, exclusive in ((11, 1024, SUM, False), (9, 1024 + 37, PROD, True)):
+    for rows, width, op, exclusive, reverse in ((11, 1024, SUM, False, False),
+                                                (40, 1024 + 37, PROD, True, False),
+                                                (21, 300, SUM, True, True)):
         nbytes = rows * width * itemsize
         x = at_page_offset(nbytes, 0).view(dtype).reshape(rows, width)
         x[...] = random_values(rng, dtype, (rows, width), op)
         out = at_page_offset(nbytes, ahead).view(dtype).reshape(rows, width)
-        scan(op, x, 0, exclusive=exclusive, out=out)
-        assert_same_bits(out, reference_scan(x, 0, op, False, exclusive), (isa, ahead, op))
+        scan(op, x, axis, reverse, exclusive, out=out)
+        assert_same_bits(out, reference_scan(x, axis, op, reverse, exclusive),
+                         (isa, ahead, op, reverse))
 
 
 @pytest.mark.parametrize("isa", WIDE)
