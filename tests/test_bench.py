@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from dmlcpu import _bench, _bench_report, _bench_run
+from dmlcpu import _bench, _bench_report, _bench_run, _bench_timing
 from dmlcpu._bench_cases import Case
 
 TINY = ["--quick", "--threads", "1", "--budget", "0.01",
@@ -149,7 +149,6 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
 def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
     """Round r starts at callable r, so none always follows the same one; each callable's samples
     stay its own (a fake clock that each callable advances by its own step)."""
-    from dmlcpu import _bench_timing
     clock = [0.0]
     log = []
     monkeypatch.setattr(_bench_timing.time, "perf_counter", lambda: clock[0])

@@ -22,7 +22,7 @@
  */
 #ifndef SCAN_OUTER_ROWS
 #define SCAN_OUTER_ROWS 4
-#define OUTER_ALIAS_BYTES 512 /* see outer_rows */
+#define SCAN_OUTER_ALIAS_BYTES 512 /* see outer_rows */
 #endif
 
 /* Columns [j, end) of `rows` rows, one element at a time, row by row. */
@@ -60,9 +60,9 @@ static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(outer_vector)(
 
 /* `rows` rows (a constant where it is inlined): columns [0, head) and the tail one element at
  * a time, the vectors between down all the rows. The vectors go from the last back to the first
- * where the destination's offset within a page is a little (under OUTER_ALIAS_BYTES) ahead of
- * the source's: forwards, the next vectors' loads would then match the low 12 bits of the stores
- * just issued (4 KiB aliasing) and wait for them. Float32 (R,4096) along axis 0, one thread,
+ * where the destination's offset within a page is a little (under SCAN_OUTER_ALIAS_BYTES) ahead
+ * of the source's: forwards, the next vectors' loads would then match the low 12 bits of the
+ * stores just issued (4 KiB aliasing) and wait for them. Float32 (R,4096) along axis 0, one thread,
  * forwards / backwards: 32 rows, destination 64 bytes ahead 29 / 14 us, 128-256 bytes ahead
  * 18-21 / 14, elsewhere 15 / 14; 8192 rows 64 bytes ahead 9.5 / 7.6 ms, elsewhere 6.6-6.8 /
  * 7.6-7.7 (backwards costs where nothing aliases). */
@@ -73,7 +73,7 @@ static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(outer_rows)(
     SCAN_KERNEL(outer_scalar)(o, das, s, sas, acc, 0, head, rows, exclusive, first_row);
     size_t vectors = (n - head) / W, tail = head + vectors * W;
     size_t ahead = (size_t)((uintptr_t)o - (uintptr_t)s) % 4096;
-    if (ahead != 0 && ahead < OUTER_ALIAS_BYTES) {
+    if (ahead != 0 && ahead < SCAN_OUTER_ALIAS_BYTES) {
         for (size_t v = vectors; v-- > 0;)
             SCAN_KERNEL(outer_vector)(o, das, s, sas, acc, head + v * W, rows, exclusive,
                                       first_row, streams);
