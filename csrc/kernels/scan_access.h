@@ -53,4 +53,11 @@ static inline ptrdiff_t dmlcpu_scan_block_offset(size_t k0, size_t w, size_t es,
     return forward ? (ptrdiff_t)(k0 * es) : -(ptrdiff_t)((k0 + w - 1) * es);
 }
 
+/* How far past the source's offset within a 4 KiB page the destination's is (0-4095): where a
+ * kernel's next loads would follow its stores by about that much, they share the stores' low 12
+ * bits (4 KiB aliasing) and wait for them. */
+static inline size_t dmlcpu_scan_page_ahead(const char *dst, const char *src) {
+    return (size_t)((uintptr_t)dst - (uintptr_t)src) % 4096;
+}
+
 #endif /* DMLCPU_SCAN_ACCESS_H */

@@ -39,8 +39,7 @@ static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(line_block_store)(char *out, ptrdif
  * 128, 192 bytes ahead: 0.47, 1.19, 0.67, 0.49 stores first; 0.47, 0.56, 1.05, 0.50 with every
  * next block's loads first (the aliasing moves a block on), so only the first case does. */
 static inline int SCAN_KERNEL(line_loads_first)(const char *dst, const char *src, int forward) {
-    size_t ahead = (size_t)(forward ? (uintptr_t)dst - (uintptr_t)src
-                                    : (uintptr_t)src - (uintptr_t)dst) % 4096;
+    size_t ahead = forward ? dmlcpu_scan_page_ahead(dst, src) : dmlcpu_scan_page_ahead(src, dst);
     return ahead != 0 && ahead <= SCAN_SV_W * SCAN_ES;
 }
 

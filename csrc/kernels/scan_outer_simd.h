@@ -72,7 +72,7 @@ static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(outer_rows)(
     enum { W = SCAN_OV_W };
     SCAN_KERNEL(outer_scalar)(o, das, s, sas, acc, 0, head, rows, exclusive, first_row);
     size_t vectors = (n - head) / W, tail = head + vectors * W;
-    size_t ahead = (size_t)((uintptr_t)o - (uintptr_t)s) % 4096;
+    size_t ahead = dmlcpu_scan_page_ahead(o, s);
     if (ahead != 0 && ahead < SCAN_OUTER_ALIAS_BYTES) {
         for (size_t v = vectors; v-- > 0;)
             SCAN_KERNEL(outer_vector)(o, das, s, sas, acc, head + v * W, rows, exclusive,
