@@ -5,9 +5,6 @@
  * this table, after dispatch.c has checked the CPU.
  */
 #include "../simd/avx2.h"
-/* Largest source strides (in elements) worth a permute gather: see benchmarks/NOTES.md. */
-#define DMLCPU_GATHER_MAX_STRIDE_X32 4
-#define DMLCPU_GATHER_MAX_STRIDE_X64 2
 #define DMLCPU_ISA avx2
 #define DMLCPU_COPY_TEMPLATE "copy_vector.h"
 #include "copy_widths.h"

@@ -5,8 +5,6 @@
  */
 #define DMLCPU_WITH_VBMI 1
 #include "../simd/avx512.h"
-/* Largest source stride (in bytes) worth the permute gather: see benchmarks/NOTES.md. */
-#define DMLCPU_GATHER_MAX_STRIDE_X8 8
 #define DMLCPU_ISA avx512vbmi
 #define DMLCPU_COPY_TEMPLATE "copy_vector.h"
 #include "copy_widths.h"

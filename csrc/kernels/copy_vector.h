@@ -6,7 +6,10 @@
 #include "copy_portable.h"
 #include "copy_vec4.h"
 
-/* Largest source strides (in elements) worth a permute gather; a unit may set its own. */
+/* Largest source strides (in elements) worth a permute gather, for every unit (a unit may set
+ * its own). Its set-up (the lane indices and masks) is paid per run: through the bench's SLICE,
+ * runs of 128-300 elements, the AVX-512 gathers at strides 5-8 took 2-3x the portable loop's
+ * time, though they were faster on runs of 512 (benchmarks/NOTES.md). */
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X16
 #define DMLCPU_GATHER_MAX_STRIDE_X16 4
 #endif
