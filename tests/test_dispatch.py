@@ -101,6 +101,23 @@ def test_contiguous_scatter_strided_broadcast(isa, e):
             check_copy(n, e, 4 * e, 0, mis, 0, rng)      # broadcast into strided
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_long_packed_runs(isa, threads):
+    """Packed runs of 8 KiB to 1 MiB, misaligned either side by different amounts, in cache (the
+    vector loop's unaligned body and overlapping last vector); on 3 threads the longest is cut
+    into pieces."""
+    rng = np.random.default_rng(threads)
+    old = dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(threads)
+    try:
+        for n in (8191, 8192, 8193, 20011, (1 << 20) + 3):
+            for dst_mis, src_mis in ((0, 0), (1, 0), (17, 5), (63, 62)):
+                check_copy(n, 1, 1, 1, dst_mis, src_mis, rng)
+            check_copy(n // 4, 4, 4, 4, 3, 1, rng)
+    finally:
+        dmlcpu.set_num_threads(old)
+
+
 @pytest.mark.parametrize("shape,mis", [((3, (2 << 20) + 13), 1), ((1, (6 << 20) + 5), 3)])
 def test_streaming_copy(isa, shape, mis):
     """Packed copies streamed (the threshold forced to 0: whatever this machine's cache), at
@@ -308,6 +325,19 @@ def test_byte_gather_uses_vbmi_only_where_the_cpu_has_it():
         expected = ("scalar" if name == "scalar" else
                     "avx512" if name == "avx512" and has_vbmi else "avx2")
         assert slot == expected, name
+
+
+def test_packed_runs_use_avx2_on_every_x86_table_above_scalar():
+    """The packed-run slot is AVX2's under the avx2 and avx512 tables alike (its 64-byte version
+    measured slower, benchmarks/NOTES.md); the portable one (libc memcpy) under scalar and
+    NEON."""
+    for name in USABLE:
+        _core._force_isa(name)
+        try:
+            slot = _core._config()["kernels"]["x8_copy_cc"]
+        finally:
+            _core._force_isa(None)
+        assert slot == ("avx2" if name in ("avx2", "avx512") else "scalar"), name
 
 
 def test_show_config_content():
