@@ -311,6 +311,15 @@ def test_cpu_features_match_proc_cpuinfo():
     assert ("avx2" in USABLE) == ({"avx2", "fma", "f16c"} <= flags)
 
 
+def slot_under(isa, slot):
+    """The ISA whose kernel fills a slot of the table while it is forced to isa."""
+    _core._force_isa(isa)
+    try:
+        return _core._config()["kernels"][slot]
+    finally:
+        _core._force_isa(None)
+
+
 @pytest.mark.skipif("avx2" not in USABLE, reason="no AVX2 here")
 def test_byte_gather_uses_vbmi_only_where_the_cpu_has_it():
     """The 1-byte gather's VBMI kernel is a checked sub-feature of avx512: it fills the avx512
@@ -318,14 +327,9 @@ def test_byte_gather_uses_vbmi_only_where_the_cpu_has_it():
     avx512 without VBMI), and the scalar table keeps the portable loop."""
     has_vbmi = "avx512vbmi" in _core._config()["cpu_features"]
     for name in USABLE:
-        _core._force_isa(name)
-        try:
-            slot = _core._config()["kernels"]["x8_copy_gc"]
-        finally:
-            _core._force_isa(None)
         expected = ("scalar" if name == "scalar" else
                     "avx512" if name == "avx512" and has_vbmi else "avx2")
-        assert slot == expected, name
+        assert slot_under(name, "x8_copy_gc") == expected, name
 
 
 def test_packed_runs_use_avx2_on_every_x86_table_above_scalar():
@@ -333,12 +337,8 @@ def test_packed_runs_use_avx2_on_every_x86_table_above_scalar():
     measured slower, benchmarks/NOTES.md); the portable one (libc memcpy) under scalar and
     NEON."""
     for name in USABLE:
-        _core._force_isa(name)
-        try:
-            slot = _core._config()["kernels"]["x8_copy_cc"]
-        finally:
-            _core._force_isa(None)
-        assert slot == ("avx2" if name in ("avx2", "avx512") else "scalar"), name
+        expected = "avx2" if name in ("avx2", "avx512") else "scalar"
+        assert slot_under(name, "x8_copy_cc") == expected, name
 
 
 def test_show_config_content():
