@@ -61,7 +61,7 @@
 #define PREFETCH_MIN_SPAN_BYTES 512
 /* Only where at least four elements share each line of the stretch. Sparser ones cost more in
  * prefetches than the prefetchers lost (single thread, every other 8 KiB row, none / prefetch:
- * float64 at 24 and 48 bytes apart 0.86-0.90 at 8 and 32 MiB, float32 at 48 bytes 0.95, int8
+ * float64 at 24 and 48 bytes apart 0.86-0.95 at 8 and 32 MiB, float32 at 48 bytes 0.95, int8
  * mixed: 0.88-0.93 at 8 MiB, 1.09-1.18 at 32 MiB; benchmarks/NOTES.md). */
 #define PREFETCH_MAX_STRIDE_BYTES 15
 

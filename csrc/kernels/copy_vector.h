@@ -8,7 +8,7 @@
 
 /* Largest source strides (in elements) worth a permute gather, for every unit (a unit may set
  * its own). Its set-up (the lane indices and masks) is paid per run: through the bench's SLICE,
- * runs of 128-300 elements, the AVX-512 gathers at strides 5-8 took 2-3x the portable loop's
+ * runs of 128-300 elements, the AVX-512 gathers at strides 5-8 took 1.2-3x the portable loop's
  * time, though they were faster on runs of 512 (benchmarks/NOTES.md). */
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X16
 #define DMLCPU_GATHER_MAX_STRIDE_X16 4
@@ -37,9 +37,10 @@
  * 4 KiB pages backwards (to dodge 4K aliasing), and runs of 1 KiB each a page apart, as in a
  * JOIN or a TILE, then went at half speed here (benchmarks/NOTES.md). This one reads and writes
  * front to back in unaligned vectors, four loads before four stores, the last vector overlapping
- * the one before (source and destination are disjoint). Aligning the stores (the first vector
- * unaligned, the rest from the aligned boundary) cost 2-15% on 8 MiB JOIN, SPLIT and SLICE
- * copies from the last-level cache on AMD Zen 4, and nothing measurable elsewhere.
+ * the one before (source and destination are disjoint). With the stores aligned (the first vector
+ * unaligned, the rest from the aligned boundary) 8 MiB JOIN, SPLIT and SLICE copies from the
+ * last-level cache took 1.03-1.17x the time cold, 0.95-1.13x warm, on AMD Zen 4; at 512 KiB the
+ * two were within noise.
  */
 static inline void COPY_KERNEL(cc_vec)(char *dst, ptrdiff_t ds, const char *src, ptrdiff_t ss,
                                        size_t n) {
