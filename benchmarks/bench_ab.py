@@ -15,7 +15,7 @@ import argparse
 
 import dmlcpu
 from dmlcpu import _bench_cases, _core
-from dmlcpu._bench_timing import PROTOCOLS
+from dmlcpu._bench_timing import PROTOCOLS, paired
 
 
 def parse_size(text):
@@ -60,10 +60,10 @@ def main():
                     dmlcpu.set_num_threads(threads)
                     cells = []
                     for protocol, timer in PROTOCOLS.items():
-                        medians, _ = timer(fns, args.budget)
+                        medians, samples = timer(fns, args.budget)
                         cells.append("%s %s" % (protocol, " ".join(
-                            "%s %.3f ms (%.2f)" % (t, m * 1e3, medians[0] / m)
-                            for t, m in zip(thresholds, medians))))
+                            "%s %.3f ms (%.2f)" % (t, m * 1e3, paired(samples, 0, i))
+                            for i, (t, m) in enumerate(zip(thresholds, medians)))))
                     print("%-60s %4s %d thr | %s" % (case.name, size, threads, " | ".join(cells)),
                           flush=True)
                 setter(-1)

@@ -68,6 +68,7 @@ def test_tiny_run_writes_rows_for_both_protocols(tmp_path, capsys):
         assert row["threads"] == 1 and row["dtype"] == "int8" and row["size"] == "512K"
         assert {"dmlcpu", "numpy", "memcpy"} <= set(row["seconds"])
         assert all(t > 0 for t in row["seconds"].values())
+        assert set(row["paired"]) == set(row["seconds"]) - {"dmlcpu"}
     assert (tmp_path / "r.md").read_text().count("| SPLIT axis 1 into 4") == 2
     assert "SPLIT axis 1 into 4" in capsys.readouterr().out
 
@@ -145,6 +146,22 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     assert readme.read_text() == "intro\n" + text + "tail\n"
 
 
+def test_paired_ratio_is_the_median_of_the_per_round_ratios():
+    # per round: 2, 2, 2 (both slowed 5x by a burst of load) and 4; the ratio of the medians
+    # (1 and 4) would say 4
+    samples = [[1.0, 1.0, 5.0, 1.0], [2.0, 2.0, 10.0, 4.0]]
+    assert _bench_timing.paired(samples, 1) == 2.0
+    assert _bench_timing.paired(samples, 0, 1) == 0.5
+
+
+def test_report_ratios_are_the_paired_ones_where_recorded():
+    row = _row("JOIN", "float32", "8M", 1, "cold", dmlcpu=1.0, ort=0.9, torch=1.2)
+    assert _bench_report.ratio(row) == pytest.approx(0.9)  # a saved run without pairing
+    row["paired"] = {"ort": 1.1, "torch": 1.05}
+    assert _bench_report.best_rival(row) == ("torch", 1.05)
+    assert _bench_report.ratio(row) == 1.05
+
+
 @pytest.mark.parametrize("protocol", ["cold", "warm"])
 def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
     """Round r starts at callable r, so none always follows the same one; each callable's samples
@@ -159,10 +176,10 @@ def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
             clock[0] += seconds
         return call
     fns = [recorder("a", 1e-4), recorder("b", 1e-3), recorder("c", 3e-3)]
-    medians, first = _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=3,
-                                                        max_rounds=3)
+    medians, samples = _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=3,
+                                                          max_rounds=3)
     # set-up calls first, then per round each callable's calls together (warm: untimed + batch)
     runs = [name for i, name in enumerate(log) if i == 0 or log[i - 1] != name]
     assert runs[-9:] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
-    assert first == [pytest.approx(1e-4)] * 3
+    assert samples == [[pytest.approx(t)] * 3 for t in (1e-4, 1e-3, 3e-3)]
     assert medians == [pytest.approx(1e-4), pytest.approx(1e-3), pytest.approx(3e-3)]

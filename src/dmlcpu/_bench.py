@@ -4,8 +4,8 @@ Every operator family at every data width (1, 2, 4, 8 bytes) and at sizes from i
 beyond the last-level cache, each peer on its own preallocated buffers in its fastest form, timed
 in two protocols: cold (rounds interleaved A B C, B C A, C A B) and warm (calls back to back), at
 one thread and at all threads. Speeds are GB/s over the ideal bytes (every input byte read once,
-every output byte written once); ratios are the best peer's time over dmlcpu's (above 1: dmlcpu
-faster).
+every output byte written once); ratios are the best peer's time over dmlcpu's in the same round,
+the median over the rounds (above 1: dmlcpu faster).
 
     python -m dmlcpu bench --quick
     python -m dmlcpu bench --json benchmarks/results/bench.json --plot benchmarks/results/plots \\
@@ -155,7 +155,8 @@ def run(args, argv):
     notes = missing_peer_notes()
     print("machine: " + _bench_report.machine_text({"machine": info}))
     print("threads: %s; protocols: cold (interleaved rounds), warm (back to back); x = best "
-          "peer's time / dmlcpu's (above 1: dmlcpu faster)" % threads)
+          "peer's time / dmlcpu's, median of the per-round ratios (above 1: dmlcpu faster)"
+          % threads)
     for note in notes:
         print("note: " + note)
     sizes, widths = _choice(args.sizes), _choice(args.widths)
@@ -182,7 +183,9 @@ def run(args, argv):
         print("note: " + note)
     return {"machine": info, "command": "python -m dmlcpu bench " + " ".join(argv),
             "protocols": {"cold": "rounds interleaved A B C, B C A, C A B, one call per sample",
-                          "warm": "calls of one library back to back, after one untimed call"},
+                          "warm": "calls of one library back to back, after one untimed call",
+                          "ratios": "paired: the median over rounds of a peer's time / dmlcpu's "
+                                    "in the same round"},
             "notes": notes, "rows": rows, "seed_rows": seed}
 
 

@@ -17,16 +17,24 @@ def gbs(row, peer):
     return row["bytes"] / row["seconds"][peer] / 1e9
 
 
+def relative(row, peer):
+    """The peer's time / dmlcpu's: paired round by round where the run recorded it (see
+    _bench_timing.paired), else the ratio of the medians (runs saved before pairing)."""
+    if "paired" in row:
+        return row["paired"][peer]
+    return row["seconds"][peer] / row["seconds"]["dmlcpu"]
+
+
 def best_rival(row):
-    """(peer, seconds) of the fastest peer other than dmlcpu and memcpy, or None."""
-    found = [(row["seconds"][p], p) for p in RIVALS if p in row["seconds"]]
+    """(peer, time / dmlcpu's) of the fastest peer other than dmlcpu and memcpy, or None."""
+    found = [(relative(row, p), p) for p in RIVALS if p in row["seconds"]]
     return (min(found)[1], min(found)[0]) if found else None
 
 
 def ratio(row):
     """Best rival's time / dmlcpu's time: above 1, dmlcpu is faster."""
     best = best_rival(row)
-    return best[1] / row["seconds"]["dmlcpu"] if best else None
+    return best[1] if best else None
 
 
 def text_line(rows):
@@ -38,7 +46,7 @@ def text_line(rows):
         if best:
             cell += " x%.2f vs %-12s" % (ratio(row), PEER_LABELS[best[0]])
         if "memcpy" in row["seconds"]:
-            cell += " x%.2f memcpy" % (row["seconds"]["memcpy"] / row["seconds"]["dmlcpu"])
+            cell += " x%.2f memcpy" % relative(row, "memcpy")
         cells.append(cell)
     return " | ".join(cells)
 
@@ -125,9 +133,12 @@ def markdown(data, plot_dir=None, full_table_path=None):
            "and is compared at 1 thread only. "
            "*cold*: rounds interleaved A B C, B C A, C A B, one call each, every peer on its own "
            "buffers, so each call finds the caches holding the others' data; *warm*: calls of one "
-           "library back to back. Each cell is the lowest, over the sizes %s (largest tensor of "
-           "the call), of the best peer's time divided by dmlcpu's: above 1, dmlcpu is faster; a "
-           "miss is bold, with the peer that wins and the size." % (
+           "library back to back. A ratio is a peer's time divided by dmlcpu's in the same round, "
+           "the median over the rounds (paired, so that a burst of load from other tenants "
+           "counts against both); the best peer is the one with the lowest. Each cell is the "
+           "lowest, over the sizes %s (largest tensor of the call), of the best peer's ratio: "
+           "above 1, dmlcpu is faster; a miss is bold, with the peer that wins and the size. "
+           "GB/s figures are each library's median time." % (
                "under `OMP_WAIT_POLICY=%s`" % data["machine"]["omp_wait_policy"]
                if data["machine"].get("omp_wait_policy") else "spinning as OpenMP's default",
                ", ".join(SIZES)),

@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 from ._bench_peers import Threads, optional
-from ._bench_timing import PROTOCOLS, memcpy_of, spread
+from ._bench_timing import PROTOCOLS, memcpy_of, paired, spread
 
 PEERS = ("dmlcpu", "memcpy", "numpy", "torch", "ort")
 SINGLE_THREADED = ("memcpy", "numpy")  # timed at one thread only
@@ -62,8 +62,9 @@ def _peer_fns(case, threads, notes, first_call=None):
 
 
 def run_case(case, thread_counts, budget, min_rounds, notes, progress=None):
-    """Rows {family, name, dtype, width, size, bytes, threads, protocol, seconds{peer}, one_call
-    (peers timed by their first call alone), spread}."""
+    """Rows {family, name, dtype, width, size, bytes, threads, protocol, seconds{peer} (medians),
+    paired{peer} (the median over rounds of the peer's time / dmlcpu's), one_call (peers timed by
+    their first call alone), spread}."""
     rows = []
     for threads in thread_counts:
         with Threads(threads):
@@ -78,12 +79,16 @@ def run_case(case, thread_counts, budget, min_rounds, notes, progress=None):
                 # a call moving 100 MiB or more takes tens of ms: 3 rounds keep the bench short
                 rounds = min(min_rounds, 3) if case.read + case.written >= 100 << 20 else min_rounds
                 medians, samples = timer([fns[n] for n in names], budget, rounds)
+                mine = names.index("dmlcpu")
+                together = {n: paired(samples, i, mine) for i, n in enumerate(names) if i != mine}
+                alone = {p: first_call[p] / first_call["dmlcpu"] for p in slow}
                 rows.append({
                     "family": case.family, "name": case.name, "dtype": case.dtype.name,
                     "width": case.dtype.itemsize, "size": case.size_label,
                     "bytes": case.read + case.written, "written": case.written,
                     "threads": threads, "protocol": protocol,
                     "seconds": dict(zip(names, medians), **{p: first_call[p] for p in slow}),
-                    "one_call": slow, "spread": spread(samples)})
+                    "paired": dict(together, **alone),
+                    "one_call": slow, "spread": spread(samples[mine])})
     case.__dict__.pop("_peer_buffers", None)
     return rows

@@ -7,7 +7,9 @@ call after another's large output measured up to 20% slower than the later ones)
 round every callable runs a batch of calls back to back after one untimed call, so its data is
 cached as far as it fits. Both report the median over rounds; interleaving the rounds makes a burst
 of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
-machine.
+machine. `paired` compares two callables round by round (the median of their per-round ratios):
+on this project's 2-vCPU VM, a cell's ratio of medians moved by 10-25% between runs, as the other
+tenants' load came and went; within one round both callables see the same load.
 """
 import time
 
@@ -27,6 +29,12 @@ def spread(samples):
     return middle[-1] / middle[0]
 
 
+def paired(samples, i, j=0):
+    """The median over rounds of samples[i][r] / samples[j][r]: callable i's time relative to
+    callable j's, each round's load affecting both."""
+    return _median([a / b for a, b in zip(samples[i], samples[j])])
+
+
 def _turned(count, first):
     """Indices 0..count-1 starting at first % count: round r of a protocol starts at callable r."""
     return [(first + i) % count for i in range(count)]
@@ -41,7 +49,7 @@ def _rounds(step, budget, min_rounds, max_rounds):
 
 
 def cold(fns, budget, min_rounds=5, max_rounds=400):
-    """(median seconds of one call of each function, samples of the first), interleaved."""
+    """(median seconds of one call of each function, each function's samples), interleaved."""
     for fn in fns:
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
@@ -52,11 +60,11 @@ def cold(fns, budget, min_rounds=5, max_rounds=400):
             fns[i]()
             samples[i].append(time.perf_counter() - t0)
     _rounds(step, budget, min_rounds, max_rounds)
-    return [_median(s) for s in samples], samples[0]
+    return [_median(s) for s in samples], samples
 
 
 def warm(fns, budget, min_rounds=5, max_rounds=400):
-    """(median seconds per call of each function run back to back, samples of the first)."""
+    """(median seconds per call of each function run back to back, each function's samples)."""
     batches = []
     for fn in fns:
         fn()
@@ -75,7 +83,7 @@ def warm(fns, budget, min_rounds=5, max_rounds=400):
                 fn()
             samples[i].append((time.perf_counter() - t0) / batches[i])
     _rounds(step, budget, min_rounds, max_rounds)
-    return [_median(s) for s in samples], samples[0]
+    return [_median(s) for s in samples], samples
 
 
 PROTOCOLS = {"cold": cold, "warm": warm}
@@ -84,8 +92,8 @@ PROTOCOLS = {"cold": cold, "warm": warm}
 def measure(fns, budget, min_rounds=5, max_rounds=200):
     """The kernel scripts' measure (benchmarks/bench_kernels.py): warm medians and the spread of
     the first function."""
-    medians, first = warm(fns, budget, min_rounds, max_rounds)
-    return medians, spread(first)
+    medians, samples = warm(fns, budget, min_rounds, max_rounds)
+    return medians, spread(samples[0])
 
 
 def memcpy_of(nbytes):
