@@ -13,6 +13,7 @@ import numpy as np
 
 import dmlcpu
 from ._bench_peers import ort_runner
+from ._bench_timing import placed, placed_copy
 
 # sizes of the largest tensor of a call: inside L2, inside a thread's share of the LLC, about the
 # LLC, far beyond it
@@ -36,9 +37,10 @@ class Case:
         self.builders = builders  # dmlcpu, numpy, and optionally torch, ort
 
     def buffers(self):
-        """A fresh copy of the inputs and empty outputs for one peer."""
-        return ([a.copy() for a in self.inputs],
-                [np.empty(s, self.dtype) for s in self.out_shapes])
+        """A fresh copy of the inputs and empty outputs for one peer, placed alike for every
+        peer (_bench_timing.placed)."""
+        return ([placed_copy(a) for a in self.inputs],
+                [placed(s, self.dtype) for s in self.out_shapes])
 
 
 def _values(shape, dtype, seed=0, low=-100, high=100):
