@@ -146,6 +146,22 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     assert readme.read_text() == "intro\n" + text + "tail\n"
 
 
+def test_large_buffers_sit_where_their_slot_says_and_huge_pages_fit_all_of_them():
+    for shape, dtype, slot in (((3, 1 << 20), np.float16, 0), ((1 << 21,), np.int8, 5),
+                               ((5, 7), np.float64, 1)):
+        a = _bench_timing.placed(shape, dtype, slot)
+        assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
+        if a.nbytes >= 2 << 20:
+            assert a.ctypes.data % (2 << 20) == (67 * slot % 512) * 4096 + 16
+            base = a.base.ctypes.data  # the huge pages that cover the buffer lie in the block
+            first = a.ctypes.data - a.ctypes.data % (2 << 20)
+            last = -(-(a.ctypes.data + a.nbytes) // (2 << 20)) * (2 << 20)
+            assert base <= first and last <= base + a.base.nbytes
+    source = np.arange(1 << 20, dtype=np.float32).reshape(1024, 1024)
+    copy = _bench_timing.placed_copy(source, 2)
+    assert copy.ctypes.data % (2 << 20) == 134 * 4096 + 16 and np.array_equal(copy, source)
+
+
 def test_paired_ratio_is_the_median_of_the_per_round_ratios():
     # per round: 2, 2, 2 (both slowed 5x by a burst of load) and 4; the ratio of the medians
     # (1 and 4) would say 4

@@ -39,8 +39,9 @@ class Case:
     def buffers(self):
         """A fresh copy of the inputs and empty outputs for one peer, placed alike for every
         peer (_bench_timing.placed)."""
-        return ([placed_copy(a) for a in self.inputs],
-                [placed(s, self.dtype) for s in self.out_shapes])
+        n = len(self.inputs)
+        return ([placed_copy(a, i) for i, a in enumerate(self.inputs)],
+                [placed(s, self.dtype, n + i) for i, s in enumerate(self.out_shapes)])
 
 
 def _values(shape, dtype, seed=0, low=-100, high=100):

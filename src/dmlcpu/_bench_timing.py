@@ -97,25 +97,31 @@ def measure(fns, budget, min_rounds=5, max_rounds=200):
 
 
 HUGE_PAGE = 2 << 20
+PAGE = 4096
 
 
-def placed(shape, dtype):
-    """An empty array starting on a 2 MiB boundary. Where an 8 MiB buffer lands decides how much of
-    it huge pages can back (NumPy asks for them from 4 MiB), and with that how many TLB misses a
-    cold call takes: one library's buffers landing well and another's badly moved a cell by 10-25%
-    from one process to the next. Every peer's buffers start on the same boundary."""
+def placed(shape, dtype, slot=0):
+    """An empty array as NumPy's allocator would give it (16 bytes into a 4 KiB page, as glibc's
+    mmap'd blocks are), with huge pages backing all of it, at a place fixed by `slot` (which of a
+    peer's buffers it is). Where a NumPy buffer of 8 MiB lands decides how much of it huge pages
+    back (NumPy asks for them from 4 MiB: 3 of 4, or fewer) and which L2 sets its lines share
+    with the others', and one library's buffers landing well and another's badly moved a cell by
+    10-25% between processes. So every peer's i-th buffer sits at the same offset from a 2 MiB
+    boundary, slot i's: 16 bytes into page 67 * i of the huge page. (All of them on the boundary,
+    the buffers of a JOIN shared their L2 sets: dmlcpu's one pass through four inputs and an
+    output ran at half speed there, which real buffers do not see.)"""
     import numpy as np
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
     if nbytes < HUGE_PAGE:
         return np.empty(shape, dtype)
-    raw = np.empty(nbytes + HUGE_PAGE, np.uint8)
-    skip = -raw.ctypes.data % HUGE_PAGE
+    raw = np.empty(nbytes + 2 * HUGE_PAGE, np.uint8)
+    skip = -raw.ctypes.data % HUGE_PAGE + (67 * slot % (HUGE_PAGE // PAGE)) * PAGE + 16
     return raw[skip:skip + nbytes].view(dtype).reshape(shape)
 
 
-def placed_copy(array):
-    out = placed(array.shape, array.dtype)
+def placed_copy(array, slot=0):
+    out = placed(array.shape, array.dtype, slot)
     out[...] = array
     return out
 
@@ -123,7 +129,7 @@ def placed_copy(array):
 def memcpy_of(nbytes):
     """A memcpy of nbytes between two preallocated buffers (np.copyto), the reference speed."""
     import numpy as np
-    a = placed(nbytes, np.uint8)
+    a = placed(nbytes, np.uint8, 0)
     a.fill(1)
-    b = placed(nbytes, np.uint8)
+    b = placed(nbytes, np.uint8, 1)
     return lambda: np.copyto(b, a)
