@@ -25,11 +25,14 @@
 
 #include "internal.h"
 
-/* Blocks up to this size are built by doubling (they stay in L2 or close), larger ones by
- * spreading. Blocks are at most the streaming threshold (what stays in the last-level cache), but
- * never smaller than this. Tests force another limit (dmlcpu_set_tile_limit): blocks of at most
- * that, doubled up to half of it, so small arrays reach every way. */
-#define TILE_DOUBLING_MAX_BYTES ((int64_t)2 << 20)
+/* Blocks are at most the streaming threshold (what stays in the last-level cache), but never
+ * smaller than this; those up to half the limit are built by doubling, larger ones by spreading.
+ * Doubling up to 2 MiB only (once the rule), TILE (1,c,32,32) x (8,1,4,4) at 8 MiB on two threads
+ * (a 4 MiB slice each) spread and took 1.08-1.22x the time, both protocols, every width; a whole
+ * 8 MiB output doubled on one thread took 0.94-1.06x the time spread, cold, and 0.86-0.95x warm
+ * (benchmarks/NOTES.md). Tests force another limit (dmlcpu_set_tile_limit), doubled up to half of
+ * it too, so small arrays reach every way. */
+#define TILE_MIN_BLOCK_BYTES ((int64_t)2 << 20)
 static _Atomic int64_t forced_limit = -1;
 /* Input runs at least this long are copied straight into every tile. */
 #define TILE_MIN_RUN_BYTES 1024
@@ -319,10 +322,10 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
      * float32, one thread, 24-32 MiB, streamed 0.8-1.0x the time of ordinary stores; two threads,
      * 24-32 MiB called back to back (the output stays cached), ordinary 0.65-0.9x of streamed. */
     int64_t threshold = dmlcpu_stream_threshold();
-    tile_rules rules = {forced >= 0 ? forced : threshold,
-                        forced >= 0 ? forced / 2 : TILE_DOUBLING_MAX_BYTES,
-                        dst_bytes / 2 / threads >= threshold};
-    if (rules.limit < rules.doubling_max) rules.limit = rules.doubling_max;
+    int64_t limit = forced >= 0                        ? forced
+                    : threshold > TILE_MIN_BLOCK_BYTES ? threshold
+                                                       : TILE_MIN_BLOCK_BYTES;
+    tile_rules rules = {limit, limit / 2, dst_bytes / 2 / threads >= threshold};
     tile_blocks plan;
     plan_blocks(&plan, dst, src, elsize, &rules, threads >= 2 ? 4 * (int64_t)threads : 1);
     tile_job job = {&plan, dst, src, elsize, &rules, 0, plan.blocks, 0};

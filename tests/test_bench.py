@@ -148,10 +148,10 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
 
 def test_large_buffers_sit_where_their_slot_says_and_huge_pages_fit_all_of_them():
     for shape, dtype, slot in (((3, 1 << 20), np.float16, 0), ((1 << 21,), np.int8, 5),
-                               ((5, 7), np.float64, 1)):
+                               ((128, 128), np.float64, 9), ((5, 7), np.float64, 1)):
         a = _bench_timing.placed(shape, dtype, slot)
         assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
-        if a.nbytes >= 2 << 20:
+        if a.nbytes >= 128 << 10:
             assert a.ctypes.data % (2 << 20) == (67 * slot % 512) * 4096 + 16
             base = a.base.ctypes.data  # the huge pages that cover the buffer lie in the block
             first = a.ctypes.data - a.ctypes.data % (2 << 20)

@@ -98,22 +98,24 @@ def measure(fns, budget, min_rounds=5, max_rounds=200):
 
 HUGE_PAGE = 2 << 20
 PAGE = 4096
+PLACED_FROM = 128 << 10
 
 
 def placed(shape, dtype, slot=0):
-    """An empty array as NumPy's allocator would give it (16 bytes into a 4 KiB page, as glibc's
-    mmap'd blocks are), with huge pages backing all of it, at a place fixed by `slot` (which of a
-    peer's buffers it is). Where a NumPy buffer of 8 MiB lands decides how much of it huge pages
-    back (NumPy asks for them from 4 MiB: 3 of 4, or fewer) and which L2 sets its lines share
-    with the others', and one library's buffers landing well and another's badly moved a cell by
-    10-25% between processes. So every peer's i-th buffer sits at the same offset from a 2 MiB
-    boundary, slot i's: 16 bytes into page 67 * i of the huge page. (All of them on the boundary,
-    the buffers of a JOIN shared their L2 sets: dmlcpu's one pass through four inputs and an
-    output ran at half speed there, which real buffers do not see.)"""
+    """An empty array as NumPy's allocator would give it from 128 KiB (glibc's mmap threshold: 16
+    bytes into a 4 KiB page), with huge pages backing all of it, at a place fixed by `slot` (which
+    of a peer's buffers it is): 16 bytes into page 67 * slot of a 2 MiB huge page. Where a buffer
+    lands decides how much of it huge pages back (NumPy asks for them from 4 MiB: of an 8 MiB
+    buffer, 3 of 4 or fewer), which L2 sets its lines share with the others' and whether its
+    pages alias theirs; one library's buffers landing well and another's badly moved a cell by
+    10-25% between processes, at 512 KiB as at 8 MiB. So every peer's i-th buffer sits at the
+    same place. (All of them on the boundary, the buffers of a JOIN shared their L2 sets: dmlcpu's
+    one pass through four inputs and an output ran at half speed there, which real buffers do
+    not see.)"""
     import numpy as np
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
-    if nbytes < HUGE_PAGE:
+    if nbytes < PLACED_FROM:
         return np.empty(shape, dtype)
     raw = np.empty(nbytes + 2 * HUGE_PAGE, np.uint8)
     skip = -raw.ctypes.data % HUGE_PAGE + (67 * slot % (HUGE_PAGE // PAGE)) * PAGE + 16
