@@ -30,8 +30,9 @@
  * With doubling up to 2 MiB only (once the rule), TILE (1,c,32,32) x (8,1,4,4) at 8 MiB on two
  * threads (a 4 MiB slice each) was spread, and took 1.08-1.21x the time cold, 1.00-1.22x warm, in
  * every width; a whole 8 MiB output doubled on one thread took 0.98-1.06x the time of spreading it
- * cold and 0.86-0.95x warm, so one thread still spreads it (benchmarks/NOTES.md). Tests force another limit (dmlcpu_set_tile_limit), doubled up to half of
- * it too, so small arrays reach every way. */
+ * cold and 0.86-0.95x warm, so one thread still spreads it (benchmarks/NOTES.md). Tests force
+ * another limit (dmlcpu_set_tile_limit), doubled up to half of it too, so small arrays reach
+ * every way. */
 #define TILE_MIN_BLOCK_BYTES ((int64_t)2 << 20)
 static _Atomic int64_t forced_limit = -1;
 /* Input runs at least this long are copied straight into every tile. */

@@ -7,9 +7,9 @@ call after another's large output measured up to 20% slower than the later ones)
 round every callable runs a batch of calls back to back after one untimed call, so its data is
 cached as far as it fits. Both report the median over rounds; interleaving the rounds makes a burst
 of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
-machine. `paired` compares two callables round by round (the median of their per-round ratios):
-on this project's 2-vCPU VM, a cell's ratio of medians moved by 10-25% between runs, as the other
-tenants' load came and went; within one round both callables see the same load.
+machine. `paired` compares two callables round by round (the median of their per-round ratios),
+so a burst of load within a round counts against both. `placed` puts every callable's buffers at
+the same places.
 """
 import time
 
@@ -117,7 +117,8 @@ def placed(shape, dtype, slot=0):
     nbytes = int(np.prod(shape)) * dtype.itemsize
     if nbytes < PLACED_FROM:
         return np.empty(shape, dtype)
-    raw = np.empty(nbytes + 2 * HUGE_PAGE, np.uint8)
+    # up to 2 MiB to the boundary, up to 2 MiB more to the slot's page, the last huge page whole
+    raw = np.empty(nbytes + 3 * HUGE_PAGE, np.uint8)
     skip = -raw.ctypes.data % HUGE_PAGE + (67 * slot % (HUGE_PAGE // PAGE)) * PAGE + 16
     return raw[skip:skip + nbytes].view(dtype).reshape(shape)
 
