@@ -157,6 +157,11 @@ def test_large_buffers_sit_where_their_slot_says_and_huge_pages_fit_all_of_them(
             first = a.ctypes.data - a.ctypes.data % (2 << 20)
             last = -(-(a.ctypes.data + a.nbytes) // (2 << 20)) * (2 << 20)
             assert base <= first and last <= base + a.base.nbytes
+    for slot in range(0, 512, 5):  # every page offset class, wherever NumPy's block starts
+        a = _bench_timing.placed((128 << 10,), np.uint8, slot)
+        last = -(-(a.ctypes.data + a.nbytes) // (2 << 20)) * (2 << 20)
+        assert a.ctypes.data % (2 << 20) == (67 * slot % 512) * 4096 + 16
+        assert last <= a.base.ctypes.data + a.base.nbytes
     source = np.arange(1 << 20, dtype=np.float32).reshape(1024, 1024)
     copy = _bench_timing.placed_copy(source, 2)
     assert copy.ctypes.data % (2 << 20) == 134 * 4096 + 16 and np.array_equal(copy, source)
