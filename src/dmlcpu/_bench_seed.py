@@ -3,6 +3,7 @@ and returning new arrays: the per-call cost, at one thread, calls back to back."
 import numpy as np
 
 import dmlcpu
+from ._bench_report import relative
 from ._bench_timing import paired, spread, warm
 
 
@@ -48,7 +49,7 @@ def seed_table(rows):
              "NumPy / dmlcpu (paired) |", "|---|---|---|---|"]
     for r in rows:
         dml, numpy = r["seconds"]["dmlcpu"], r["seconds"]["numpy"]
-        value = r["paired"]["numpy"] if "paired" in r else numpy / dml
+        value = relative(r, "numpy")
         lines.append("| %s | %.2f | %.2f | %s |" % (r["name"], dml * 1e6, numpy * 1e6,
                                                     "%.2f" % value if value >= 1 else
                                                     "**%.2f**" % value))
