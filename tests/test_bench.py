@@ -204,3 +204,21 @@ def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
     assert runs[-9:] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
     assert samples == [[pytest.approx(t)] * 3 for t in (1e-4, 1e-3, 3e-3)]
     assert medians == [pytest.approx(1e-4), pytest.approx(1e-3), pytest.approx(3e-3)]
+
+
+@pytest.mark.parametrize("protocol", ["cold", "warm"])
+def test_alternatives_rotate_through_the_buffer_sets(protocol):
+    """Given each of 3 callables as alternatives over 4 buffer sets, the c-th call (or batch)
+    takes set c % 4: each finds its set last touched 4 calls before, and over 12 rounds every
+    callable times each set 3 times."""
+    log = []
+
+    def on(name, k):
+        return lambda: log.append((name, k))
+    fns = [[on(name, k) for k in range(4)] for name in "abc"]
+    _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=12, max_rounds=12)
+    runs = [entry for i, entry in enumerate(log) if i == 0 or log[i - 1] != entry]
+    runs = runs[-36:]  # the rounds, after each alternative's set-up calls
+    assert [k for _, k in runs] == [c % 4 for c in range(36)]
+    for name in "abc":
+        assert sorted(k for n, k in runs if n == name) == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]

@@ -1,5 +1,5 @@
-"""Running one benchmark case: every peer on its own buffers, checked, then timed at each thread
-count in both protocols."""
+"""Running one benchmark case: every peer on the same buffer sets in turn, checked, then timed at
+each thread count in both protocols."""
 import time
 
 import numpy as np
@@ -12,52 +12,61 @@ SINGLE_THREADED = ("memcpy", "numpy")  # timed at one thread only
 # A peer whose first call takes this long and this many times dmlcpu's is timed by that call
 # alone (row["one_call"]): its rounds would take minutes, and the ratio is clear anyway.
 SLOW_SECONDS, SLOW_FACTOR = 0.25, 20
+# Calls moving this much or more: 3 rounds keep the bench short, and one buffer set is enough
+# (a 128 MiB buffer spans 64 huge pages: where each lands averages out inside one call).
+LARGE_BYTES = 100 << 20
+SENTINEL = 0x5A
 
 
 def _same_bytes(a_outs, b_outs):
     return all(np.array_equal(a.view(np.uint8), b.view(np.uint8)) for a, b in zip(a_outs, b_outs))
 
 
-def _peer_fns(case, threads, notes, first_call=None):
-    """{peer: callable} for one thread count; each peer has its own buffers, its first call's
-    outputs checked against dmlcpu's (and its seconds put in first_call). A peer lacking the op
-    is dropped with a note; dmlcpu disagreeing with NumPy is a bug and raises."""
+def _peer_fns(case, threads, notes, first_call=None, sets=1):
+    """{peer: [callable per buffer set]} for one thread count. Every peer runs on the same `sets`
+    buffer sets (the timers rotate through them: _bench_timing); its first call, on set 0 with
+    the outputs filled with a sentinel first, is checked against dmlcpu's result (and its seconds
+    put in first_call). A peer lacking the op is dropped with a note; dmlcpu disagreeing with
+    NumPy is a bug and raises."""
     first_call = {} if first_call is None else first_call
-    store = case.__dict__.setdefault("_peer_buffers", {})
-
-    def buffers(peer):
-        if peer not in store:
-            store[peer] = case.buffers()
-        return store[peer]
+    store = case.__dict__.setdefault("_peer_buffers", [])
+    while len(store) < sets:
+        store.append(case.buffers())
+    expected = None
     fns = {}
     for peer in PEERS:
         if peer in SINGLE_THREADED and threads != 1:
             continue
         if peer == "memcpy":
-            fns[peer] = memcpy_of(case.written)
+            fns[peer] = [memcpy_of(case.written) for _ in range(sets)]
             continue
         builder = case.builders.get(peer)
         if builder is None or peer == "torch" and optional("torch") is None:
             continue
-        ins, outs = buffers(peer)
+        outs = store[0][1]
         try:
-            fn = builder(ins, outs, threads) if peer == "ort" else builder(ins, outs)
-            if fn is None:
+            alternatives = [builder(i, o, threads) if peer == "ort" else builder(i, o)
+                            for i, o in store[:sets]]
+            if alternatives[0] is None:
                 continue
+            for out in outs:
+                out.view(np.uint8).fill(SENTINEL)
             start = time.perf_counter()
-            fn()
+            alternatives[0]()
             first_call[peer] = time.perf_counter() - start
         except Exception as exc:  # noqa: BLE001 - a peer without this op/type is skipped
             if peer == "dmlcpu":
                 raise
             notes.append("%s: %s skipped (%s)" % (case.name, peer, type(exc).__name__))
             continue
-        if peer != "dmlcpu" and not _same_bytes(outs, buffers("dmlcpu")[1]):
+        if peer == "dmlcpu":
+            expected = [out.copy() for out in outs]
+        elif not _same_bytes(outs, expected):
             if peer == "numpy":
                 raise AssertionError("dmlcpu's result differs from NumPy's on " + case.name)
             notes.append("%s: %s skipped (its result differs)" % (case.name, peer))
             continue
-        fns[peer] = fn
+        fns[peer] = alternatives
     return fns
 
 
@@ -69,16 +78,18 @@ def run_case(case, thread_counts, budget, min_rounds, notes, progress=None):
     for threads in thread_counts:
         with Threads(threads):
             first_call = {}
-            fns = _peer_fns(case, threads, notes, first_call)
+            large = case.read + case.written >= LARGE_BYTES
+            # one set more than peers: consecutive calls never share one (_bench_timing)
+            fns = _peer_fns(case, threads, notes, first_call, 1 if large else len(PEERS) + 1)
             slow = sorted(p for p in fns if p != "dmlcpu" and first_call.get(p, 0) > SLOW_SECONDS
                           and first_call[p] > SLOW_FACTOR * first_call["dmlcpu"])
             names = [p for p in fns if p not in slow]
+            sets = 1 if large else len(names) + 1
             for protocol, timer in PROTOCOLS.items():
                 if progress:
                     progress("%s, %d thread(s), %s" % (case.name, threads, protocol))
-                # a call moving 100 MiB or more takes tens of ms: 3 rounds keep the bench short
-                rounds = min(min_rounds, 3) if case.read + case.written >= 100 << 20 else min_rounds
-                medians, samples = timer([fns[n] for n in names], budget, rounds)
+                rounds = min(min_rounds, 3) if large else min_rounds
+                medians, samples = timer([fns[n][:sets] for n in names], budget, rounds)
                 mine = names.index("dmlcpu")
                 together = {n: paired(samples, i, mine) for i, n in enumerate(names) if i != mine}
                 alone = {p: first_call[p] / first_call["dmlcpu"] for p in slow}

@@ -1,7 +1,7 @@
 """Timing for the benchmark: two protocols over a list of callables.
 
 *cold*: rounds interleaved A B C, B C A, C A B, one call per sample, so each call finds the caches
-holding the data the other callables just touched (each callable owns its own buffers); the order
+holding the data the other callables just touched (on other buffers than its own); the order
 turns each round so that no callable always follows the same one (in one process here the first
 call after another's large output measured up to 20% slower than the later ones). *warm*: in each
 round every callable runs a batch of calls back to back after one untimed call, so its data is
@@ -10,6 +10,15 @@ of load from other processes hit every callable alike, so their ratios stay mean
 machine. `paired` compares two callables round by round (the median of their per-round ratios),
 so a burst of load within a round counts against both. `placed` puts every callable's buffers at
 the same places.
+
+A callable may be given as a list of alternatives, the same call on different buffer sets: the
+protocol's c-th call (warm: batch), counting every callable's, takes alternative c % len. With n
+callables and len = n + 1 sets, every call finds its set last touched n + 1 calls before, whoever
+runs it, and over n * (n + 1) rounds every callable times every set n times. (Turning each
+callable's own set instead, callable 0's set was always touched longest ago: it ran 2-7% slower
+cold than identical callables.) Where an 8 MiB buffer's four huge pages land in physical memory
+moved the same call by up to 25% from one buffer set to the next, so each callable owning one set
+drew its luck once per process; rotating through shared sets gives every callable the same draw.
 """
 import time
 
@@ -40,6 +49,10 @@ def _turned(count, first):
     return [(first + i) % count for i in range(count)]
 
 
+def _alternatives(fns):
+    return [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
+
+
 def _rounds(step, budget, min_rounds, max_rounds):
     deadline = time.perf_counter() + budget
     rounds = 0
@@ -50,14 +63,19 @@ def _rounds(step, budget, min_rounds, max_rounds):
 
 def cold(fns, budget, min_rounds=5, max_rounds=400):
     """(median seconds of one call of each function, each function's samples), interleaved."""
-    for fn in fns:
+    alternatives = _alternatives(fns)
+    for fn in (fn for alts in alternatives for fn in alts):
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
+    calls = [0]
 
     def step(first):
         for i in _turned(len(fns), first):
+            alts = alternatives[i]
+            fn = alts[calls[0] % len(alts)]
+            calls[0] += 1
             t0 = time.perf_counter()
-            fns[i]()
+            fn()
             samples[i].append(time.perf_counter() - t0)
     _rounds(step, budget, min_rounds, max_rounds)
     return [_median(s) for s in samples], samples
@@ -65,18 +83,26 @@ def cold(fns, budget, min_rounds=5, max_rounds=400):
 
 def warm(fns, budget, min_rounds=5, max_rounds=400):
     """(median seconds per call of each function run back to back, each function's samples)."""
-    batches = []
-    for fn in fns:
-        fn()
+    alternatives = _alternatives(fns)
+    once = []
+    for alts in alternatives:
+        for fn in alts:
+            fn()
         t0 = time.perf_counter()
-        fn()
-        once = max(time.perf_counter() - t0, 1e-7)
-        batches.append(max(1, min(1000, int(WARM_BATCH_SECONDS / once))))
+        alts[0]()
+        once.append(max(time.perf_counter() - t0, 1e-7))
+    # every callable the same batch (the fastest one's): batches sized each by its own first
+    # timing, one callable of four identical ones ran 8% faster than the others
+    batch = max(1, min(1000, int(WARM_BATCH_SECONDS / min(once))))
+    batches = [batch] * len(fns)
     samples = [[] for _ in fns]
+    calls = [0]
 
     def step(first):
         for i in _turned(len(fns), first):
-            fn = fns[i]
+            alts = alternatives[i]
+            fn = alts[calls[0] % len(alts)]
+            calls[0] += 1
             fn()  # untimed: brings this callable's data back into the caches
             t0 = time.perf_counter()
             for _ in range(batches[i]):
