@@ -2,8 +2,7 @@
  * The strided N-d copy driver.
  *
  * After normalization the innermost dim is the run a kernel copies and the others are walked by
- * the odometer (walk.h). Three refinements on that loop, each for a case where it measured
- * faster:
+ * the odometer (walk.h). Refinements on that loop, each for a case where it measured faster:
  * - a large copy is cut into contiguous chunks run by the thread pool (outer indices when there
  *   are enough of them, else pieces of the run);
  * - when the destination is packed but the source's inner stride is large and some outer dim
@@ -12,6 +11,8 @@
  * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
  * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
  *   copied by one rows kernel call per panel, not one walk step and call per run;
+ * - long packed runs of a call that stays in L2 (dmlcpu_stays_in_l2) go through the rows
+ *   kernel too, for its aligned stores;
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
@@ -81,7 +82,7 @@ typedef struct copy_plan {
     int32_t outer;        /* dims walked by the odometer */
     panel_kind kind;
     int streams;          /* non-temporal stores: fence after the chunk */
-    dmlcpu_copy_rows_fn rows_kernel;
+    dmlcpu_copy_rows_fn rows_kernel; /* PANEL_ROWS; for PANEL_RUN, set to store aligned */
     int rows_cached;      /* PANEL_ROWS: the destination is taken to be in cache */
     int64_t rows, run;    /* panel shape: rows = 1 for PANEL_RUN; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
@@ -93,6 +94,10 @@ typedef struct copy_plan {
 } copy_plan;
 
 static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t lo, int64_t hi) {
+    if (c->kind == PANEL_RUN && c->rows_kernel != NULL) { /* a packed run stored aligned */
+        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, 1);
+        return;
+    }
     if (c->kind == PANEL_RUN) {
         c->kernel(dst + lo * c->ds, c->ds, src + lo * c->ss, c->ss, (size_t)(hi - lo));
         return;
@@ -152,7 +157,7 @@ static void copy_chunk(void *ctx, int chunk, int chunks) {
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
-void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
+void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t call_bytes) {
     const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
     const int64_t *dst_strides = p->op[DMLCPU_DST].strides;
     const int64_t *src_strides = p->op[DMLCPU_SRC].strides;
@@ -193,6 +198,9 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
+        } else if (c.run >= STREAM_MIN_RUN_BYTES &&
+                   dmlcpu_stays_in_l2(call_bytes > 0 ? call_bytes : total_bytes)) {
+            c.rows_kernel = table->copy.rows; /* its aligned walk, the run as one row */
         } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
                    c.run < STREAM_MIN_RUN_BYTES) {
             /* shorter runs, but packed one after the other in the destination: one call for
@@ -238,19 +246,19 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream) {
 }
 
 dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
-                                   int stream) {
+                                   int stream, int64_t call_bytes) {
     dmlcpu_pair pair;
     int empty;
     if (dmlcpu_width_index(elsize) < 0) return DMLCPU_E_INVALID;
     dmlcpu_status status = dmlcpu_pair_init(&pair, dst, src, elsize, &empty);
     if (status != DMLCPU_OK || empty) return status;
     dmlcpu_pair_normalize(&pair);
-    dmlcpu_copy_pair(&pair, elsize, stream);
+    dmlcpu_copy_pair(&pair, elsize, stream, call_bytes);
     return DMLCPU_OK;
 }
 
 dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize) {
-    return dmlcpu_copy_streamed(dst, src, elsize, DMLCPU_STREAM_AUTO);
+    return dmlcpu_copy_streamed(dst, src, elsize, DMLCPU_STREAM_AUTO, 0);
 }
 
 /* dmlcpu_copy_streamed's checks and normalization, on offsets; a run is then dmlcpu_copy_pair.
@@ -289,6 +297,6 @@ dmlcpu_status dmlcpu_copy_prepared(const dmlcpu_prepared_copy *prepared, char *d
     }
     pair.op[DMLCPU_DST].data = dst_base + prepared->offsets[DMLCPU_DST];
     pair.op[DMLCPU_SRC].data = (char *)src_base + prepared->offsets[DMLCPU_SRC];
-    dmlcpu_copy_pair(&pair, prepared->elsize, DMLCPU_STREAM_AUTO);
+    dmlcpu_copy_pair(&pair, prepared->elsize, DMLCPU_STREAM_AUTO, 0);
     return DMLCPU_OK;
 }

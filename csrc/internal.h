@@ -94,13 +94,16 @@ int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, siz
  * Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. `stream` is 0 or 1
  * where the caller knows better than this one copy's size whether the output stays cached (a
  * TILE writes a large output in many small copies), else DMLCPU_STREAM_AUTO (dmlcpu_streams).
- * Streaming also needs a kernel that streams and runs long enough for it.
+ * Streaming also needs a kernel that streams and runs long enough for it. `call_bytes` is what
+ * the whole operator call writes when this copy is one piece of it (a JOIN's part, a TILE's
+ * block), else 0: whether the output stays in L2 (dmlcpu_stays_in_l2) is the call's, not the
+ * piece's, to say.
  */
 #define DMLCPU_STREAM_AUTO (-1)
-void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize, int stream);
-/* dmlcpu_copy with the same choice. */
+void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize, int stream, int64_t call_bytes);
+/* dmlcpu_copy with the same choices. */
 dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
-                                   int stream);
+                                   int stream, int64_t call_bytes);
 
 /*
  * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call
@@ -114,6 +117,13 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
 #define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
 int dmlcpu_streams(int64_t written, int64_t read);
+/*
+ * Whether a call writing `written` bytes keeps its output in each thread's L2: at most
+ * DMLCPU_L2_CALL_BYTES per thread. Its long packed runs are then stored in aligned vectors, which
+ * won there and lost beyond it (cache.c).
+ */
+#define DMLCPU_L2_CALL_BYTES ((int64_t)1 << 20)
+int dmlcpu_stays_in_l2(int64_t written);
 
 /* The last-level cache and the streaming threshold (cache.c), detected by dmlcpu_init. */
 void dmlcpu_cache_init(void);

@@ -41,18 +41,19 @@ static _Atomic int64_t forced_limit = -1;
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
 /* The input, once, into the first tile of dst (returned in *first). */
+/* (Every copy here is a piece of a call writing call_bytes: internal.h, dmlcpu_copy_pair.) */
 static dmlcpu_status copy_first_tile(const dmlcpu_view *dst, const dmlcpu_view *src,
-                                     size_t elsize, dmlcpu_view *first) {
+                                     size_t elsize, int64_t call_bytes, dmlcpu_view *first) {
     *first = *dst;
     for (int32_t d = 0; d < dst->ndim; d++) first->sizes[d] = src->sizes[d];
-    return dmlcpu_copy(first, src, elsize);
+    return dmlcpu_copy_streamed(first, src, elsize, DMLCPU_STREAM_AUTO, call_bytes);
 }
 
 static dmlcpu_status tile_by_doubling(const dmlcpu_view *dst, const dmlcpu_view *src,
-                                      size_t elsize) {
+                                      size_t elsize, int64_t call_bytes) {
     /* 1. the input, once, into the first tile */
     dmlcpu_view part;
-    dmlcpu_status status = copy_first_tile(dst, src, elsize, &part);
+    dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &part);
     if (status != DMLCPU_OK) return status;
 
     /* 2. innermost dim first, double what is written along it: dims inside d are complete, dims
@@ -65,7 +66,8 @@ static dmlcpu_status tile_by_doubling(const dmlcpu_view *dst, const dmlcpu_view 
             from.sizes[d] = n;
             to.sizes[d] = n;
             to.data = part.data + filled * part.strides[d];
-            if ((status = dmlcpu_copy(&to, &from, elsize)) != DMLCPU_OK) return status;
+            status = dmlcpu_copy_streamed(&to, &from, elsize, DMLCPU_STREAM_AUTO, call_bytes);
+            if (status != DMLCPU_OK) return status;
             filled += n;
         }
         part.sizes[d] = total;
@@ -99,7 +101,7 @@ static void wide_push(wide_copy *w, int64_t size, int64_t dst_stride, int64_t sr
 }
 
 static dmlcpu_status wide_run(const wide_copy *w, int32_t first, char *dst, const char *src,
-                              size_t elsize, int stream) {
+                              size_t elsize, int stream, int64_t call_bytes) {
     if (w->ndim - first <= DMLCPU_MAX_DIMS) {
         dmlcpu_view to = {dst, w->ndim - first, {0}, {0}}, from = {(char *)src, to.ndim, {0}, {0}};
         for (int32_t i = first; i < w->ndim; i++) {
@@ -107,11 +109,12 @@ static dmlcpu_status wide_run(const wide_copy *w, int32_t first, char *dst, cons
             to.strides[i - first] = w->dst_strides[i];
             from.strides[i - first] = w->src_strides[i];
         }
-        return dmlcpu_copy_streamed(&to, &from, elsize, stream);
+        return dmlcpu_copy_streamed(&to, &from, elsize, stream, call_bytes);
     }
     for (int64_t i = 0; i < w->sizes[first]; i++) {
         dmlcpu_status status = wide_run(w, first + 1, dst + i * w->dst_strides[first],
-                                        src + i * w->src_strides[first], elsize, stream);
+                                        src + i * w->src_strides[first], elsize, stream,
+                                        call_bytes);
         if (status != DMLCPU_OK) return status;
     }
     return DMLCPU_OK;
@@ -124,7 +127,7 @@ void dmlcpu_set_tile_limit(int64_t bytes) {
 /* Fills dim d of dst (the dims inside it full, those outside it at the input's sizes) from its
  * first tile, written already: one copy whose repeats read that tile with stride 0. */
 static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int32_t d,
-                            size_t elsize) {
+                            size_t elsize, int64_t call_bytes) {
     int64_t tile = src->sizes[d];
     wide_copy w = {0};
     for (int32_t e = 0; e < dst->ndim; e++) {
@@ -137,16 +140,16 @@ static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int3
         }
     }
     return wide_run(&w, 0, dst->data + tile * dst->strides[d], dst->data, elsize,
-                    DMLCPU_STREAM_AUTO);
+                    DMLCPU_STREAM_AUTO, call_bytes);
 }
 
 /* A block (whole tiles) by spreading. */
 static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view *src,
-                                       size_t elsize) {
+                                       size_t elsize, int64_t call_bytes) {
     dmlcpu_view first;
-    dmlcpu_status status = copy_first_tile(dst, src, elsize, &first);
+    dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &first);
     for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--)
-        if (dst->sizes[d] != src->sizes[d]) status = spread(dst, src, d, elsize);
+        if (dst->sizes[d] != src->sizes[d]) status = spread(dst, src, d, elsize, call_bytes);
     return status;
 }
 
@@ -158,10 +161,11 @@ static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view
  * dims while it is still cached.
  */
 /* How a TILE in blocks runs: the largest block, the largest built by doubling, the replicas'
- * stores. */
+ * stores; the bytes of the whole output. */
 typedef struct tile_rules {
     int64_t limit, doubling_max;
     int stream;
+    int64_t call_bytes;
 } tile_rules;
 
 typedef struct tile_blocks {
@@ -209,8 +213,8 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
     int32_t k = t->k, n = dst->ndim;
     if (k == 0) /* one block: the whole output */
         return t->inner_bytes <= t->rules->doubling_max
-                   ? tile_by_doubling(dst, src, t->elsize)
-                   : tile_by_spreading(dst, src, t->elsize);
+                   ? tile_by_doubling(dst, src, t->elsize, t->rules->call_bytes)
+                   : tile_by_spreading(dst, src, t->elsize, t->rules->call_bytes);
     dmlcpu_view home = *dst, part = *src;
     /* b -> (i_0, ..., i_{k-2}, slab index), the last fastest */
     int64_t s = b % t->slabs, rest = b / t->slabs;
@@ -227,8 +231,8 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
         home.sizes[d] = part.sizes[d] = d == k - 1 ? hi - lo : 1;
     }
     dmlcpu_status status = t->inner_bytes * (hi - lo) <= t->rules->doubling_max
-                               ? tile_by_doubling(&home, &part, t->elsize)
-                               : tile_by_spreading(&home, &part, t->elsize);
+                               ? tile_by_doubling(&home, &part, t->elsize, t->rules->call_bytes)
+                               : tile_by_spreading(&home, &part, t->elsize, t->rules->call_bytes);
     /* the replicas: for each outer dim j, those whose first index off home is j's (dims before
      * j at home, j past it, dims after j anywhere), each one copy reading the block at stride 0 */
     for (int32_t j = 0; j < k && status == DMLCPU_OK; j++) {
@@ -242,7 +246,7 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
         for (int32_t e = k - 1; e < n; e++)
             wide_push(&w, home.sizes[e], dst->strides[e], dst->strides[e]);
         status = wide_run(&w, 0, home.data + src->sizes[j] * dst->strides[j], home.data,
-                          t->elsize, t->rules->stream);
+                          t->elsize, t->rules->stream, t->rules->call_bytes);
     }
     return status;
 }
@@ -314,7 +318,7 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
                                    : w.dst_strides[last] == (int64_t)elsize &&
                                          w.src_strides[last] == (int64_t)elsize &&
                                          run_bytes >= TILE_MIN_RUN_BYTES))
-        return wide_run(&w, 0, dst->data, src->data, elsize, DMLCPU_STREAM_AUTO);
+        return wide_run(&w, 0, dst->data, src->data, elsize, DMLCPU_STREAM_AUTO, 0);
 
     /* in blocks (the view checks bound both byte counts) */
     int64_t dst_bytes = dst_count * (int64_t)elsize;
@@ -326,7 +330,7 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int64_t limit = forced >= 0                        ? forced
                     : threshold > TILE_MIN_BLOCK_BYTES ? threshold
                                                        : TILE_MIN_BLOCK_BYTES;
-    tile_rules rules = {limit, limit / 2, dst_bytes / 2 / threads >= threshold};
+    tile_rules rules = {limit, limit / 2, dst_bytes / 2 / threads >= threshold, dst_bytes};
     tile_blocks plan;
     plan_blocks(&plan, dst, src, elsize, &rules, threads >= 2 ? 4 * (int64_t)threads : 1);
     tile_job job = {&plan, dst, src, elsize, &rules, 0, plan.blocks, 0};

@@ -136,6 +136,33 @@ def test_large_split_streams_exactly(dtype, outer, axis, sizes, isa, threads):
         o.check(expected, f"large split output {k}")
 
 
+# Calls that stay in L2 (at most 1 MiB per thread), blocks of 1 KiB and more: stored through the
+# rows kernel's aligned walk, one block at a time. Block lengths and the output's offset put block
+# edges inside vectors and lines; the last is 1.8 MB, shared by 3 threads at 0.6 MB each; the
+# first has one outer index, so its parts are copied one by one, each a run of 16 KiB or more.
+IN_L2 = [
+    (np.int8, (1,), 1, [16385, 20000, 5]),
+    (np.int8, (50,), 1, [1023, 1024, 1025, 4099, 3]),
+    (np.float32, (9, 2), 2, [257, 300, 2001, 1]),
+    (np.float16, (300,), 1, [700, 1, 2300]),
+]
+
+
+@pytest.mark.parametrize("dtype, outer, axis, sizes", IN_L2)
+def test_join_and_split_in_l2_store_aligned_exactly(dtype, outer, axis, sizes, isa, threads):
+    rng = np.random.default_rng(9)
+    shape = list(outer)[:axis] + [0] + list(outer)[axis:]
+    xs = [random_input(rng, dtype, with_axis(shape, axis, n)) for n in sizes]
+    layout = Layout(tuple(range(len(shape))), (1,) * len(shape), (1,) + (0,) * (len(shape) - 1))
+    out = SentinelOutput(dtype, with_axis(shape, axis, sum(sizes)), layout)
+    dmlcpu.join(xs, axis=axis, out=out.view)
+    out.check(reference.join(xs, axis), "join in L2")
+    outs = [SentinelOutput(dtype, with_axis(shape, axis, n), layout) for n in sizes]
+    dmlcpu.split(out.view, axis=axis, output_axis_sizes=sizes, outputs=[o.view for o in outs])
+    for k, (o, x) in enumerate(zip(outs, xs)):
+        o.check(x, f"split in L2 output {k}")
+
+
 @pytest.mark.parametrize("inner", [1, 2, 3, 16])
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64])
 def test_short_blocks_many_rows(inner, dtype, isa):
