@@ -28,18 +28,14 @@
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /*
  * The rows kernel stores aligned vectors across row boundaries into a cached destination and
- * unaligned ones row by row into one that is not; which it is, a call cannot tell. The aligned
- * walk won in cache and lost out of it: TILE (r,1,1024) x (1,64,1) float32 (4 KiB rows), one
- * thread, each variant first in turn, ms aligned / unaligned (benchmarks/NOTES.md): warm
- * (called back to back) 512 KiB 0.007-0.009 / 0.009-0.010, 8 MiB 0.10-0.11 / 0.135-0.14; cold
- * (64 MiB of other data written first) equal up to 2 MiB, 8 MiB 0.43-0.45 / 0.33-0.37
- * (PyTorch 0.37-0.38 both ways). So rows of ROWS_LONG_RUN bytes or more are stored aligned only
- * where a thread writes at most ROWS_LONG_CACHED_BYTES. int8 (1 KiB rows) at 8 MiB ran against
- * the peers as close one way as the other (aligned won warm, lost cold): shorter rows keep the
- * streaming threshold.
+ * unaligned ones row by row into one that is not; which it is, a call cannot tell, so it is
+ * taken to be cached where each thread writes less than the streaming threshold. Rows of 4 KiB
+ * and more were once stored aligned only up to 2 MiB per thread, from A/B runs in which each
+ * variant had its own buffers; on shared buffer sets in turn (benchmarks/NOTES.md) aligned won
+ * at 8 MiB: TILE (r,1,1024) x (1,64,1) float32 and float64, one thread, 1.06-1.07x cold and
+ * 1.37-1.39x warm, two threads 0.98-1.01x cold and 1.34-1.39x warm; a SLICE of 4 and 8 KiB rows
+ * 1.05-1.11x and 1.08-1.09x at one thread, 0.95-0.98x cold and 1.01-1.06x warm at two.
  */
-#define ROWS_LONG_RUN ((int64_t)4 << 10)
-#define ROWS_LONG_CACHED_BYTES ((int64_t)2 << 20)
 /*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
  * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
@@ -209,11 +205,9 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
             /* in cache unless each thread writes the streaming threshold (a TILE's, whose
-             * reads are few, streams only from four times that); long rows only up to
-             * ROWS_LONG_CACHED_BYTES (see the defines) */
-            int64_t per_thread = total_bytes / dmlcpu_threads_for(total_bytes);
-            c.rows_cached = per_thread < dmlcpu_stream_threshold() &&
-                            (c.run < ROWS_LONG_RUN || per_thread <= ROWS_LONG_CACHED_BYTES);
+             * reads are few, streams only from four times that) */
+            c.rows_cached =
+                total_bytes / dmlcpu_threads_for(total_bytes) < dmlcpu_stream_threshold();
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];

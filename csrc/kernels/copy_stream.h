@@ -113,7 +113,7 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
  * with a walk step and a call per row). Into a destination in cache, aligned vectors: 7.3-7.5 us
  * against 8.3 us for the packed-run kernel per row, which stores the lines where rows meet twice.
  * Into one that is not (the driver's rule, copy_nd.c: a thread's share of the copy at least the
- * streaming threshold, or 2 MiB for rows of 4 KiB and more), unaligned vectors front to back
+ * streaming threshold), unaligned vectors front to back
  * through each row, as a plain loop would: a TILE of 4 KiB rows into 32 MiB, after other work
  * had filled the caches, took 0.7-0.8 of the time so when the destination was not 64-byte
  * aligned (as NumPy's large arrays are not; stores that straddle two lines seem to fetch the next
