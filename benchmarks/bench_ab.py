@@ -1,5 +1,7 @@
 """A/B of one tuning knob: the same dmlcpu call at several settings, in one process, interleaved,
-each setting on its own buffers, in both protocols. Run with PYTHONPATH=src:
+in both protocols, every setting taking the same buffer sets in turn (one more set than settings:
+_bench_timing; with a set per setting, where a set's huge pages landed moved an 8 MiB call by up
+to 25%). Run with PYTHONPATH=src:
 
     python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,128M]
                                   [--families "JOIN 4 axis 1;..."] [--threads 1,2]
@@ -47,15 +49,16 @@ def main():
             for size in args.sizes.split(","):
                 case = _bench_cases.FAMILIES[family](_bench_cases.SIZES[size],
                                                      _bench_cases.DTYPES[width], size)
+                sets = [case.buffers() for _ in range(len(thresholds) + 1)]
                 fns = []
                 for t in thresholds:
-                    ins, outs = case.buffers()
-                    run = case.builders["dmlcpu"](ins, outs)
-
-                    def fn(run=run, value=parse_size(t)):
-                        setter(value)
-                        run()
-                    fns.append(fn)
+                    alternatives = []
+                    for ins, outs in sets:
+                        def fn(run=case.builders["dmlcpu"](ins, outs), value=parse_size(t)):
+                            setter(value)
+                            run()
+                        alternatives.append(fn)
+                    fns.append(alternatives)
                 for threads in (int(n) for n in args.threads.split(",")):
                     dmlcpu.set_num_threads(threads)
                     cells = []
