@@ -140,6 +140,10 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     table = [line for line in text.splitlines() if line.startswith("| JOIN")]
     assert table == ["| JOIN | float32 | **0.80** (ONNX Runtime, 32M) | 1.25 |"]
     assert "Misses: 1 of 3 measurements are below 1" in text
+    assert "every peer on its own buffers" in text  # a run from before the shared sets
+    data["protocols"] = {"buffers": "shared sets in turn"}
+    assert "the same buffer sets in turn" in _bench_report.markdown(data)
+    text = _bench_report.markdown(dict(data, protocols={}))
     readme = tmp_path / "README.md"
     readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))
     _bench_report.replace_section(str(readme), text)

@@ -185,7 +185,9 @@ def run(args, argv):
             "protocols": {"cold": "rounds interleaved A B C, B C A, C A B, one call per sample",
                           "warm": "calls of one library back to back, after one untimed call",
                           "ratios": "paired: the median over rounds of a peer's time / dmlcpu's "
-                                    "in the same round"},
+                                    "in the same round",
+                          "buffers": "shared sets in turn: the protocol's c-th call takes set "
+                                     "c % (peers + 1), under 100 MiB moved; one set above"},
             "notes": notes, "rows": rows, "seed_rows": seed}
 
 
