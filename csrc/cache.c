@@ -234,11 +234,11 @@ void dmlcpu_set_stream_threshold(int64_t bytes) {
 
 /*
  * Unaligned vector stores into NumPy's large arrays (16 bytes into a page) straddle a line in
- * every other store. Into a destination in L2 that costs: the packed runs of a JOIN, SPLIT,
- * window SLICE or TILE of 512 KiB, one thread, the bench's buffers, ran 1.03-1.12x as fast with
- * the stores aligned (the rows kernel's aligned walk), and JOIN and SPLIT blocks of 1 KiB and
- * more 1.00-1.06x (shorter blocks lost: 256-byte ones 0.63x). Beyond L2 aligned stores lost up
- * to 7-15% at 8 MiB, the straddling stores seemingly fetching the next line early
+ * every other store. Into a destination in L2 that costs: the packed runs of a window SLICE, a
+ * JOIN or SPLIT along axis 1 and a TILE of 512 KiB, one thread, the bench's buffers, ran
+ * 0.99-1.12x as fast, cold and warm, with the stores aligned (the rows kernel's aligned walk);
+ * JOIN and SPLIT blocks of 1 KiB and more 0.98-1.02x, of 256 bytes 0.63x. At 8 MiB aligned
+ * stores lost 14-17% cold, the straddling stores seemingly fetching the next line early
  * (benchmarks/NOTES.md).
  */
 int dmlcpu_stays_in_l2(int64_t written) {

@@ -45,7 +45,8 @@
 #define STREAM_SHORT_MIN_BYTES ((int64_t)64 << 20)
 /* In a call that stays in L2 (dmlcpu_stays_in_l2), blocks this long or longer are stored in
  * aligned vectors; shorter ones lost by it (JOIN 4x(2,256,256) int8 along axis 2, 256-byte
- * blocks: 0.63x as fast; 1 KiB blocks and more 1.00-1.06x: benchmarks/NOTES.md). */
+ * blocks: 0.63x as fast; blocks of 1-5 KiB 0.98-1.02x, SPLIT's 64 KiB ones 0.99-1.05x:
+ * benchmarks/NOTES.md). */
 #define ALIGNED_MIN_BLOCK_BYTES 1024
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
@@ -208,8 +209,7 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
         int64_t part_count;
         dmlcpu_status status = dmlcpu_pair_init(&pair, &dsts[k], &srcs[k], elsize, &empty);
         if (status != DMLCPU_OK) return status;
-        (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* checked by pair_init */
-        /* a checked view's bytes fit */
+        (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* passed in pair_init */
         if (dmlcpu_add_overflows(call_bytes, part_count * (int64_t)elsize, &call_bytes))
             call_bytes = INT64_MAX;
         if (outer_ndim > dsts[k].ndim) return DMLCPU_E_INVALID;

@@ -40,8 +40,8 @@ static _Atomic int64_t forced_limit = -1;
 
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
-/* The input, once, into the first tile of dst (returned in *first). */
-/* (Every copy here is a piece of a call writing call_bytes: internal.h, dmlcpu_copy_pair.) */
+/* The input, once, into the first tile of dst (returned in *first). Here and below, every copy
+ * is a piece of a TILE writing call_bytes in all (internal.h, dmlcpu_copy_pair). */
 static dmlcpu_status copy_first_tile(const dmlcpu_view *dst, const dmlcpu_view *src,
                                      size_t elsize, int64_t call_bytes, dmlcpu_view *first) {
     *first = *dst;
