@@ -411,6 +411,42 @@ def test_many_slots_use_the_sorted_overlap_check():
     assert memory == bytearray([SENTINEL]) * (4 * n + 4)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_overlap_check_matches_every_pair(seed):
+    """SPLIT into up to 15 outputs (16 slots or fewer: sorted by insertion, not qsort), placed at
+    random in one buffer, the input sometimes inside it too: refused exactly when some output
+    meets another or the input, checked pair by pair; refused calls write nothing."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 16))
+    descs = [TensorDesc("UINT8", [1, 4])] * k
+    split = dml.compile_operator(dml.SplitOperatorDesc(TensorDesc("UINT8", [k, 4]), descs, 0))
+    memory = bytearray([SENTINEL]) * (32 * k + 4 * k)
+    view = memoryview(memory)
+    starts = [int(rng.integers(0, 32 * k)) for _ in range(k)]
+    ranges = [(a, a + 4) for a in starts]
+    source = bytes(range(4 * k))
+    if rng.random() < 0.5:
+        at = int(rng.integers(0, 32 * k))
+        view[at:at + 4 * k] = source
+        source_range = (at, at + 4 * k)
+        source = view[at:at + 4 * k]
+    else:
+        source_range = None
+    meets = any(ranges[i][0] < ranges[j][1] and ranges[j][0] < ranges[i][1]
+                for i in range(k) for j in range(i + 1, k))
+    if source_range is not None:
+        meets = meets or any(a < source_range[1] and source_range[0] < b for a, b in ranges)
+    before = bytes(memory)
+    outs = [view[a:b] for a, b in ranges]
+    if meets:
+        with pytest.raises(InvalidArgumentError, match="overlap"):
+            split.execute([source], outs)
+        assert bytes(memory) == before
+    else:
+        split.execute([source], outs)
+        assert [bytes(o) for o in outs] == [bytes(range(4 * i, 4 * i + 4)) for i in range(k)]
+
+
 def test_non_buffers_raise_type_error():
     op = _split_op()
     with pytest.raises(TypeError, match="InputTensor must be a buffer"):
