@@ -151,9 +151,17 @@ static int part_of(group_plan *g, size_t k, const dmlcpu_view *dst, const dmlcpu
     return 1;
 }
 
-/* Part by part, as dmlcpu_copy would (the views are already checked). */
+/* Part by part, as dmlcpu_copy would (the views are already checked), each knowing the bytes
+ * of the whole call (saturating: views the caller has not kept apart may add up). */
 static void copy_parts(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t count,
-                       size_t elsize, int64_t call_bytes) {
+                       size_t elsize) {
+    int64_t call_bytes = 0;
+    for (size_t k = 0; k < count; k++) {
+        int64_t part_count;
+        (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* passed before */
+        if (dmlcpu_add_overflows(call_bytes, part_count * (int64_t)elsize, &call_bytes))
+            call_bytes = INT64_MAX;
+    }
     for (size_t k = 0; k < count; k++) {
         dmlcpu_pair pair;
         int empty;
@@ -202,16 +210,11 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
 
     /* every pair checked, and the outer sizes shared, before anything is written */
     size_t nonempty = 0;
-    int64_t call_bytes = 0; /* saturates: views the caller has not kept apart may add up */
     for (size_t k = 0; k < count; k++) {
         dmlcpu_pair pair;
         int empty;
-        int64_t part_count;
         dmlcpu_status status = dmlcpu_pair_init(&pair, &dsts[k], &srcs[k], elsize, &empty);
         if (status != DMLCPU_OK) return status;
-        (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* passed in pair_init */
-        if (dmlcpu_add_overflows(call_bytes, part_count * (int64_t)elsize, &call_bytes))
-            call_bytes = INT64_MAX;
         if (outer_ndim > dsts[k].ndim) return DMLCPU_E_INVALID;
         for (int32_t d = 0; d < outer_ndim; d++)
             if (dsts[k].sizes[d] != dsts[0].sizes[d]) return DMLCPU_E_INVALID;
@@ -240,7 +243,7 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
         }
     }
     if (!planned || !one_pass(&g, dsts, srcs, count, nonempty, outer_ndim, elsize))
-        copy_parts(dsts, srcs, count, elsize, call_bytes);
+        copy_parts(dsts, srcs, count, elsize);
     free(heap);
     return DMLCPU_OK;
 }

@@ -75,10 +75,10 @@ def run_case(case, thread_counts, budget, min_rounds, notes, progress=None):
     paired{peer} (the median over rounds of the peer's time / dmlcpu's), one_call (peers timed by
     their first call alone), spread}."""
     rows = []
+    large = case.read + case.written >= LARGE_BYTES
     for threads in thread_counts:
         with Threads(threads):
             first_call = {}
-            large = case.read + case.written >= LARGE_BYTES
             # one set more than peers: consecutive calls never share one (_bench_timing)
             fns = _peer_fns(case, threads, notes, first_call, 1 if large else len(PEERS) + 1)
             slow = sorted(p for p in fns if p != "dmlcpu" and first_call.get(p, 0) > SLOW_SECONDS

@@ -20,6 +20,7 @@ cold than identical callables.) Where an 8 MiB buffer's four huge pages land in 
 moved the same call by up to 25% from one buffer set to the next, so each callable owning one set
 drew its luck once per process; rotating through shared sets gives every callable the same draw.
 """
+import itertools
 import time
 
 WARM_BATCH_SECONDS = 2e-3
@@ -53,6 +54,12 @@ def _alternatives(fns):
     return [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
 
 
+def _rotation(alternatives):
+    """next_call(i): callable i's alternative for the protocol's c-th call, c % len."""
+    calls = itertools.count()
+    return lambda i: alternatives[i][next(calls) % len(alternatives[i])]
+
+
 def _rounds(step, budget, min_rounds, max_rounds):
     deadline = time.perf_counter() + budget
     rounds = 0
@@ -67,13 +74,11 @@ def cold(fns, budget, min_rounds=5, max_rounds=400):
     for fn in (fn for alts in alternatives for fn in alts):
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
-    calls = [0]
+    next_call = _rotation(alternatives)
 
     def step(first):
         for i in _turned(len(fns), first):
-            alts = alternatives[i]
-            fn = alts[calls[0] % len(alts)]
-            calls[0] += 1
+            fn = next_call(i)
             t0 = time.perf_counter()
             fn()
             samples[i].append(time.perf_counter() - t0)
@@ -94,20 +99,17 @@ def warm(fns, budget, min_rounds=5, max_rounds=400):
     # every callable the same batch (the fastest one's): batches sized each by its own first
     # timing, one callable of four identical ones ran 8% faster than the others
     batch = max(1, min(1000, int(WARM_BATCH_SECONDS / min(once))))
-    batches = [batch] * len(fns)
     samples = [[] for _ in fns]
-    calls = [0]
+    next_call = _rotation(alternatives)
 
     def step(first):
         for i in _turned(len(fns), first):
-            alts = alternatives[i]
-            fn = alts[calls[0] % len(alts)]
-            calls[0] += 1
+            fn = next_call(i)
             fn()  # untimed: brings this callable's data back into the caches
             t0 = time.perf_counter()
-            for _ in range(batches[i]):
+            for _ in range(batch):
                 fn()
-            samples[i].append((time.perf_counter() - t0) / batches[i])
+            samples[i].append((time.perf_counter() - t0) / batch)
     _rounds(step, budget, min_rounds, max_rounds)
     return [_median(s) for s in samples], samples
 
