@@ -214,15 +214,18 @@ int64_t dmlcpu_stream_threshold(void) {
  * ordinary stores when called back to back and 1.3x slower after other work evicted it; from
  * 12 MiB streaming was as fast or faster in both, at two threads from 24 MiB.
  *
- * Writes only (TILE, whose reads are a small cached block): the output alone has to stay
- * cached, and it did far longer: at one thread ordinary stores were as fast or faster up to
- * 64 MiB here, at two threads up to 48 MiB, streaming faster at 128 and 64. Such an output
- * streams from four times the threshold, whatever the threads.
+ * Writes only (TILE straight from its small cached input): the output alone has to stay cached,
+ * and it does longer: such an output streams where half of what each thread writes reaches the
+ * threshold (24 MiB on one thread here, 48 on two). On shared buffer sets (benchmarks/NOTES.md),
+ * TILE (r,1,1024) x (1,64,1) at 24-32 MiB, one thread, ran 1.02-1.21x as fast streamed as with
+ * ordinary stores, in both protocols but one cell (0.90 warm at 24 MiB); on two threads at
+ * 32 MiB streaming lost (0.82-0.92x). (Measured with a buffer set per variant, ordinary stores
+ * had seemed as fast up to 64 MiB on one thread; the rule was then four times the threshold.)
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
     if (written < threshold && read <= written) return 0; /* what follows would say so too */
-    if (read <= written / 8) return written / 4 >= threshold;
+    if (read <= written / 8) return written / 2 / dmlcpu_threads_for(written) >= threshold;
     int64_t moved_half = written / 2 + read / 2; /* no overflow */
     return moved_half / dmlcpu_threads_for(written) >= threshold;
 }

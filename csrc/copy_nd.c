@@ -205,7 +205,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
             /* in cache unless each thread writes the streaming threshold (a TILE's, whose
-             * reads are few, streams only from four times that) */
+             * reads are few, streams only from twice that) */
             c.rows_cached =
                 total_bytes / dmlcpu_threads_for(total_bytes) < dmlcpu_stream_threshold();
             c.rows = p->sizes[inner - 1];

@@ -111,7 +111,7 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
  * DMLCPU_PARALLEL_CHUNK_BYTES. An output is written with non-temporal stores, where a kernel has
  * them, when dmlcpu_streams says so for the bytes the call writes and reads from memory (cache.c:
  * a copy whose threads each write dmlcpu_stream_threshold() bytes, set from the last-level cache
- * at init; an output written from a cached block four times that), which cannot stay cached, so
+ * at init; an output written from a cached block twice that), which cannot stay cached, so
  * ordinary stores would only evict useful lines.
  */
 #define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)

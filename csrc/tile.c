@@ -323,14 +323,18 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     /* in blocks (the view checks bound both byte counts) */
     int64_t dst_bytes = dst_count * (int64_t)elsize;
     int threads = dmlcpu_threads_for(dst_bytes);
-    /* The replicas stream where each thread writes twice the threshold: (1,c,32,32) x (8,1,4,4)
-     * float32, one thread, 24-32 MiB, streamed 0.8-1.0x the time of ordinary stores; two threads,
-     * 24-32 MiB called back to back (the output stays cached), ordinary 0.65-0.9x of streamed. */
+    /* The replicas stream where the output is twice the threshold, whatever the threads:
+     * (1,c,32,32) x (8,1,4,4) float32, one thread, 24-32 MiB, streamed 0.8-1.0x the time of
+     * ordinary stores; two threads, on shared buffer sets (benchmarks/NOTES.md), 1.05-1.28x as
+     * fast cold and 1.04-1.20x warm at 32 MiB, 0.96-1.03x at 24 MiB, every width. (Measured with
+     * a buffer set per variant, ordinary stores had seemed faster on two threads up to 32 MiB;
+     * the rule was then twice the threshold per thread.) Unlike the straight way above, which
+     * on two threads lost by streaming at 32 MiB (cache.c, dmlcpu_streams). */
     int64_t threshold = dmlcpu_stream_threshold();
     int64_t limit = forced >= 0                        ? forced
                     : threshold > TILE_MIN_BLOCK_BYTES ? threshold
                                                        : TILE_MIN_BLOCK_BYTES;
-    tile_rules rules = {limit, limit / 2, dst_bytes / 2 / threads >= threshold, dst_bytes};
+    tile_rules rules = {limit, limit / 2, dst_bytes / 2 >= threshold, dst_bytes};
     tile_blocks plan;
     plan_blocks(&plan, dst, src, elsize, &rules, threads >= 2 ? 4 * (int64_t)threads : 1);
     tile_job job = {&plan, dst, src, elsize, &rules, 0, plan.blocks, 0};
