@@ -195,6 +195,40 @@ def test_fields_that_transpose_the_input_run_one_consistent_call(call):
     assert any(np.array_equal(got, call(y, 1)) for y in (before, after))
 
 
+def test_a_large_remembered_run_is_not_disturbed_by_reshapes_meanwhile():
+    """A remembered call of 1 MiB binds the arrays' own fields and then releases the GIL: another
+    thread reshaping input and output meanwhile changes nothing the run reads. Each call either
+    runs the (512, 512) slice it validated, exactly, or is refused (read as (256, 1024))."""
+    x = np.arange(1 << 18, dtype=np.float32).reshape(512, 512)
+    expected = x[:, 128:384].copy()
+    out = np.empty((512, 256), np.float32)
+    stop = threading.Event()
+
+    def reshape():
+        while not stop.is_set():
+            x.shape = (256, 1024)
+            out.shape = (256, 512)
+            x.shape = (512, 512)
+            out.shape = (512, 256)
+
+    ran = 0
+    thread = threading.Thread(target=reshape)
+    thread.start()
+    try:
+        for _ in range(100):
+            out.fill(-1)  # whatever shape it has now
+            try:
+                dml.slice(x, offsets=[0, 128], sizes=[512, 256], strides=[1, 1], out=out)
+            except dml.InvalidArgumentError:
+                continue  # x or out read while reshaped
+            assert np.array_equal(out.reshape(512, 256), expected)
+            ran += 1
+    finally:
+        stop.set()
+        thread.join()
+    assert ran > 0
+
+
 # ---------------------------------------------------------------- defect 5: generator outputs
 
 def test_split_into_a_generator_of_outputs_returns_them():

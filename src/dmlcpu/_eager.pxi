@@ -5,10 +5,13 @@
 # under the key of the snapshot it validated and planned (eager_key), so a key always names a
 # call that validation accepts the same way. A run binds the operands anew and checks every step
 # against them, so whatever other threads do to the argument objects meanwhile, it stays inside
-# them. A tiny run (under NOGIL_BYTES) keeps the GIL from reading the arrays to the end of the
-# C call, and reads each exact ndarray's own fields rather than exporting a buffer: nothing can
-# change an array in between, and the export (which NumPy builds anew for each new array) would
-# cost more than the copy.
+# them. It reads each exact ndarray's own fields, with the GIL held, rather than exporting a
+# buffer: the export (which NumPy builds anew for each new array) cost more than a tiny copy,
+# and 0.3 us (3-12% of a 128-512 KiB call) where the run then releases the GIL. What the run
+# uses after binding is the data pointer and the byte range computed from the fields then, so a
+# shape or strides set by another thread meanwhile changes nothing it reads. NumPy moves an
+# array's data only by resize(refcheck=False) (or, in NumPy 1.x, assigning .data), which an
+# exported buffer does not prevent either (NumPy 2.4 resizes an exported array so).
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport PyObject
@@ -386,10 +389,10 @@ cdef class Remembered:
     cdef bint run(self, PyObject **inputs, PyObject **outputs, bint given) except -1:
         """Runs into outputs (the plan's counts of each, borrowed); False (nothing written) if
         given outputs cannot be bound as planned or may meet another operand: the full path
-        then checks them exactly."""
+        then checks them exactly. A large run releases the GIL once bound (Plan._run_bound)."""
         cdef Operands ops
         cdef Py_ssize_t i, first, second, n_in = self.plan.n_inputs
-        if self.plan.work_bytes >= NOGIL_BYTES or not FIELDS_MATCH:
+        if not FIELDS_MATCH:
             return self.plan._run(tuple_of(inputs, n_in), tuple_of(outputs, self.plan.n_outputs),
                                   given, self.in_place)
         operands_open(&ops, n_in + self.plan.n_outputs)
