@@ -217,9 +217,9 @@ int64_t dmlcpu_stream_threshold(void) {
  * Writes only (TILE straight from its small cached input): the output alone has to stay cached,
  * and it does longer: such an output streams where half of what each thread writes reaches the
  * threshold (24 MiB on one thread here, 48 on two). On shared buffer sets (benchmarks/NOTES.md),
- * TILE (r,1,1024) x (1,64,1) at 24-32 MiB, one thread, ran 1.02-1.21x as fast streamed as with
- * ordinary stores, in both protocols but one cell (0.90 warm at 24 MiB); on two threads at
- * 32 MiB streaming lost (0.82-0.92x). (Measured with a buffer set per variant, ordinary stores
+ * TILE (r,1,1024) x (1,64,1) at 24-32 MiB, one thread, ran 1.00-1.21x as fast streamed as with
+ * ordinary stores in 25 of 28 cells (every width, both protocols), 0.90-0.99x in three; on two
+ * threads at 32 MiB streaming lost (0.82-0.98x). (Measured with a buffer set per variant, ordinary stores
  * had seemed as fast up to 64 MiB on one thread; the rule was then four times the threshold.)
  */
 int dmlcpu_streams(int64_t written, int64_t read) {

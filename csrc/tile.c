@@ -325,8 +325,8 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int threads = dmlcpu_threads_for(dst_bytes);
     /* The replicas stream where the output is twice the threshold, whatever the threads:
      * (1,c,32,32) x (8,1,4,4) float32, one thread, 24-32 MiB, streamed 0.8-1.0x the time of
-     * ordinary stores; two threads, on shared buffer sets (benchmarks/NOTES.md), 1.05-1.28x as
-     * fast cold and 1.04-1.20x warm at 32 MiB, 0.96-1.03x at 24 MiB, every width. (Measured with
+     * ordinary stores; two threads, on shared buffer sets (benchmarks/NOTES.md), 1.01-1.28x as
+     * fast cold and 1.04-1.32x warm at 32 MiB, 0.96-1.03x at 24 MiB, every width. (Measured with
      * a buffer set per variant, ordinary stores had seemed faster on two threads up to 32 MiB;
      * the rule was then twice the threshold per thread.) Unlike the straight way above, which
      * on two threads lost by streaming at 32 MiB (cache.c, dmlcpu_streams). */
