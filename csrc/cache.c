@@ -219,8 +219,9 @@ int64_t dmlcpu_stream_threshold(void) {
  * threshold (24 MiB on one thread here, 48 on two). On shared buffer sets (benchmarks/NOTES.md),
  * TILE (r,1,1024) x (1,64,1) at 24-32 MiB, one thread, ran 1.00-1.21x as fast streamed as with
  * ordinary stores in 25 of 28 cells (every width, both protocols), 0.90-0.99x in three; on two
- * threads at 32 MiB streaming lost (0.82-0.98x). (Measured with a buffer set per variant, ordinary stores
- * had seemed as fast up to 64 MiB on one thread; the rule was then four times the threshold.)
+ * threads at 32 MiB streaming lost (0.82-0.98x). (Measured with a buffer set per variant,
+ * ordinary stores had seemed as fast up to 64 MiB on one thread; the rule was then four times
+ * the threshold.)
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
