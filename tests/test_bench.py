@@ -140,9 +140,14 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     table = [line for line in text.splitlines() if line.startswith("| JOIN")]
     assert table == ["| JOIN | float32 | **0.80** (ONNX Runtime, 32M) | 1.25 |"]
     assert "Misses: 1 of 3 measurements are below 1" in text
-    assert "every peer on its own buffers" in text  # a run from before the shared sets
+    # each protocol note where it belongs: PyTorch's workers, then the cold rounds' buffers
+    assert "its OpenMP workers spinning as OpenMP's default, ONNX Runtime" in text
+    assert "one call each, every peer on its own buffers, so each" in text  # before shared sets
     data["protocols"] = {"buffers": "shared sets in turn"}
-    assert "the same buffer sets in turn" in _bench_report.markdown(data)
+    data["machine"]["omp_wait_policy"] = "PASSIVE"
+    text = _bench_report.markdown(data)
+    assert "its OpenMP workers under `OMP_WAIT_POLICY=PASSIVE`, ONNX Runtime" in text
+    assert "one call each, every peer taking the same buffer sets in turn (one more" in text
     text = _bench_report.markdown(dict(data, protocols={}))
     readme = tmp_path / "README.md"
     readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))

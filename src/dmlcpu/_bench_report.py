@@ -139,10 +139,10 @@ def markdown(data, plot_dir=None, full_table_path=None):
            "lowest, over the sizes %s (largest tensor of the call), of the best peer's ratio: "
            "above 1, dmlcpu is faster; a miss is bold, with the peer that wins and the size. "
            "GB/s figures are each library's median time." % (
-               "every peer taking the same buffer sets in turn (one more set than peers)"
-               if "buffers" in data.get("protocols", {}) else "every peer on its own buffers",
                "under `OMP_WAIT_POLICY=%s`" % data["machine"]["omp_wait_policy"]
                if data["machine"].get("omp_wait_policy") else "spinning as OpenMP's default",
+               "every peer taking the same buffer sets in turn (one more set than peers)"
+               if "buffers" in data.get("protocols", {}) else "every peer on its own buffers",
                ", ".join(SIZES)),
            ""] + summary_table(rows) + [""]
     missed = misses(rows)
