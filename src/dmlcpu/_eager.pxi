@@ -26,7 +26,7 @@ cdef extern from *:
     /* NumPy's array object, as far as dmlcpu reads it (PyArrayObject_fields in NumPy's
      * ndarraytypes.h: the same from NumPy 1.7 to 2.x, as every extension built against NumPy
      * reads these fields directly). Checked against the Python attributes at import
-     * (fields_match); if they ever differ, remembered plans bind exported buffers instead. */
+     * (fields_match); if they ever differ, no key is made and eager calls take the full path. */
     typedef struct {
         PyObject_HEAD
         char *data;
@@ -389,12 +389,11 @@ cdef class Remembered:
     cdef bint run(self, PyObject **inputs, PyObject **outputs, bint given) except -1:
         """Runs into outputs (the plan's counts of each, borrowed); False (nothing written) if
         given outputs cannot be bound as planned or may meet another operand: the full path
-        then checks them exactly. A large run releases the GIL once bound (Plan._run_bound)."""
+        then checks them exactly. A large run releases the GIL once bound (Plan._run_bound).
+        Reached only through a key, which put_array makes only of exact ndarrays where
+        FIELDS_MATCH held: their fields are what it binds."""
         cdef Operands ops
         cdef Py_ssize_t i, first, second, n_in = self.plan.n_inputs
-        if not FIELDS_MATCH:
-            return self.plan._run(tuple_of(inputs, n_in), tuple_of(outputs, self.plan.n_outputs),
-                                  given, self.in_place)
         operands_open(&ops, n_in + self.plan.n_outputs)
         try:
             for i in range(ops.n):
