@@ -28,14 +28,18 @@
 #define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
 /*
  * The rows kernel stores aligned vectors across row boundaries into a cached destination and
- * unaligned ones row by row into one that is not; which it is, a call cannot tell, so it is
- * taken to be cached where each thread writes less than the streaming threshold. Rows of 4 KiB
- * and more were once stored aligned only up to 2 MiB per thread, from A/B runs in which each
- * variant had its own buffers; on shared buffer sets in turn (benchmarks/NOTES.md) aligned won
- * at 8 MiB: TILE (r,1,1024) x (1,64,1) float32 and float64, one thread, 1.06-1.07x cold and
- * 1.37-1.39x warm, two threads 0.98-1.01x cold and 1.34-1.39x warm; a SLICE of 4 and 8 KiB rows
- * 1.05-1.11x and 1.08-1.09x at one thread, 0.95-0.98x cold and 1.01-1.06x warm at two.
+ * unaligned ones row by row into one that is not; which it is, a call cannot tell, so rows of
+ * ROWS_UNALIGNED_MIN_BYTES and more are taken to be cached where the call stays in L2
+ * (dmlcpu_stays_in_l2, the rule for long packed runs too), shorter ones always. Until this round
+ * every row length was taken to be cached where each thread wrote less than the streaming
+ * threshold. Timed in rounds ordered as a balanced Latin square (each library after every other
+ * equally often), TILE (r,1,1024) x (1,64,1) at 8 MiB, float16 to float64 (rows of 2-8 KiB),
+ * took 1.38-1.43x as long cold with aligned stores and 0.83-0.91x warm at one thread, 1.08-1.24x
+ * and 0.75-0.85x at two; int8 (1 KiB rows) 0.98-1.06x cold and 0.77x warm (benchmarks/NOTES.md).
+ * Aligned had won cold in rounds turned A B C, B C A, C A B, in which dmlcpu nearly always ran
+ * right after the same library.
  */
+#define ROWS_UNALIGNED_MIN_BYTES 2048
 /*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
  * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
@@ -204,10 +208,8 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.kind = PANEL_ROWS;
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
-            /* in cache unless each thread writes the streaming threshold (a TILE's, whose
-             * reads are few, streams only from twice that) */
-            c.rows_cached =
-                total_bytes / dmlcpu_threads_for(total_bytes) < dmlcpu_stream_threshold();
+            c.rows_cached = c.run < ROWS_UNALIGNED_MIN_BYTES ||
+                            dmlcpu_stays_in_l2(call_bytes > 0 ? call_bytes : total_bytes);
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];

@@ -3,6 +3,7 @@ protocols, peers checked against dmlcpu, missing peers skipped, the Markdown ren
 import json
 import sys
 import time
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -140,14 +141,16 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     table = [line for line in text.splitlines() if line.startswith("| JOIN")]
     assert table == ["| JOIN | float32 | **0.80** (ONNX Runtime, 32M) | 1.25 |"]
     assert "Misses: 1 of 3 measurements are below 1" in text
-    # each protocol note where it belongs: PyTorch's workers, then the cold rounds' buffers
+    # each protocol note where it belongs: PyTorch's workers, the cold rounds' order, their buffers
     assert "its OpenMP workers spinning as OpenMP's default, ONNX Runtime" in text
     assert "one call each, every peer on its own buffers, so each" in text  # before shared sets
-    data["protocols"] = {"buffers": "shared sets in turn"}
+    assert "rounds interleaved A B C, B C A, C A B, one call each" in text  # before the square
+    data["protocols"] = _bench.PROTOCOL_NOTES
     data["machine"]["omp_wait_policy"] = "PASSIVE"
     text = _bench_report.markdown(data)
     assert "its OpenMP workers under `OMP_WAIT_POLICY=PASSIVE`, ONNX Runtime" in text
     assert "one call each, every peer taking the same buffer sets in turn (one more" in text
+    assert "rounds interleaved in the orders of a balanced Latin square (each library" in text
     text = _bench_report.markdown(dict(data, protocols={}))
     readme = tmp_path / "README.md"
     readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))
@@ -192,10 +195,25 @@ def test_report_ratios_are_the_paired_ones_where_recorded():
     assert _bench_report.ratio(row) == 1.05
 
 
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 5, 6])
+def test_orders_are_a_balanced_latin_square(count):
+    """Over a cycle of the rounds' orders each callable takes every position equally often and
+    immediately follows every other one equally often (never itself)."""
+    orders = _bench_timing.balanced_orders(count)
+    assert all(sorted(order) == list(range(count)) for order in orders)
+    positions = Counter((i, p) for order in orders for p, i in enumerate(order))
+    assert set(positions) == {(i, p) for i in range(count) for p in range(count)}
+    assert len(set(positions.values())) == 1
+    follows = Counter(pair for order in orders for pair in zip(order, order[1:]))
+    assert set(follows) == {(a, b) for a in range(count) for b in range(count) if a != b}
+    assert len(set(follows.values())) <= 1
+
+
 @pytest.mark.parametrize("protocol", ["cold", "warm"])
-def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
-    """Round r starts at callable r, so none always follows the same one; each callable's samples
-    stay its own (a fake clock that each callable advances by its own step)."""
+def test_rounds_follow_the_balanced_orders(protocol, monkeypatch):
+    """Round r runs the callables in the r-th balanced order (3 callables: a cycle of 6), so
+    none always follows the same one; each callable's samples stay its own (a fake clock that
+    each callable advances by its own step)."""
     clock = [0.0]
     log = []
     monkeypatch.setattr(_bench_timing.time, "perf_counter", lambda: clock[0])
@@ -206,28 +224,31 @@ def test_rounds_turn_the_order_of_the_callables(protocol, monkeypatch):
             clock[0] += seconds
         return call
     fns = [recorder("a", 1e-4), recorder("b", 1e-3), recorder("c", 3e-3)]
-    medians, samples = _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=3,
-                                                          max_rounds=3)
-    # set-up calls first, then per round each callable's calls together (warm: untimed + batch)
-    runs = [name for i, name in enumerate(log) if i == 0 or log[i - 1] != name]
-    assert runs[-9:] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
-    assert samples == [[pytest.approx(t)] * 3 for t in (1e-4, 1e-3, 3e-3)]
+    medians, samples = _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=7,
+                                                          max_rounds=7)
+    # set-up calls first, then per round each callable's calls together (warm: untimed + batch),
+    # which these runs of one name count once (round 4's last call and round 5's first too)
+    def runs(names):
+        return [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]
+    rounds = runs("abc" "bca" "cab" "cba" "acb" "bac" "abc")
+    assert runs(log)[-len(rounds):] == rounds
+    assert samples == [[pytest.approx(t)] * 7 for t in (1e-4, 1e-3, 3e-3)]
     assert medians == [pytest.approx(1e-4), pytest.approx(1e-3), pytest.approx(3e-3)]
 
 
 @pytest.mark.parametrize("protocol", ["cold", "warm"])
 def test_alternatives_rotate_through_the_buffer_sets(protocol):
     """Given each of 3 callables as alternatives over 4 buffer sets, the c-th call (or batch)
-    takes set c % 4: each finds its set last touched 4 calls before, and over 12 rounds every
-    callable times each set 3 times."""
+    takes set c % 4: each finds its set last touched 4 calls before, and over 4 cycles of the
+    orders (24 rounds) every callable times each set 6 times."""
     log = []
 
     def on(name, k):
         return lambda: log.append((name, k))
     fns = [[on(name, k) for k in range(4)] for name in "abc"]
-    _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=12, max_rounds=12)
+    _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=24, max_rounds=24)
     runs = [entry for i, entry in enumerate(log) if i == 0 or log[i - 1] != entry]
-    runs = runs[-36:]  # the rounds, after each alternative's set-up calls
-    assert [k for _, k in runs] == [c % 4 for c in range(36)]
+    runs = runs[-72:]  # the rounds, after each alternative's set-up calls
+    assert [k for _, k in runs] == [c % 4 for c in range(72)]
     for name in "abc":
-        assert sorted(k for n, k in runs if n == name) == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+        assert sorted(k for n, k in runs if n == name) == [0] * 6 + [1] * 6 + [2] * 6 + [3] * 6

@@ -112,12 +112,11 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
  * Rows with ordinary stores, in one call (TILE (8,1,1024) x (1,64,1) int8 took 11.4-11.8 us
  * with a walk step and a call per row). Into a destination in cache, aligned vectors: 7.3-7.5 us
  * against 8.3 us for the packed-run kernel per row, which stores the lines where rows meet twice.
- * Into one that is not (the driver's rule, copy_nd.c: a thread's share of the copy at least the
- * streaming threshold), unaligned vectors front to back
- * through each row, as a plain loop would: a TILE of 4 KiB rows into 32 MiB, after other work
- * had filled the caches, took 0.7-0.8 of the time so when the destination was not 64-byte
+ * Into one that is not (the driver's rule, copy_nd.c: a call beyond L2), unaligned vectors front
+ * to back through each row, as a plain loop would: a TILE of 4 KiB rows into 32 MiB, after other
+ * work had filled the caches, took 0.7-0.8 of the time so when the destination was not 64-byte
  * aligned (as NumPy's large arrays are not; stores that straddle two lines seem to fetch the next
- * line early), and the same when it was (benchmarks/NOTES.md).
+ * line early), and the same when it was; into 8 MiB, 0.70-0.73 cold (benchmarks/NOTES.md).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
                                                       size_t row, size_t rows, int cached) {

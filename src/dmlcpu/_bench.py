@@ -2,8 +2,8 @@
 
 Every operator family at every data width (1, 2, 4, 8 bytes) and at sizes from inside L2 to well
 beyond the last-level cache, each peer in its fastest form on preallocated buffers (every peer
-taking the same buffer sets in turn), timed in two protocols: cold (rounds interleaved A B C,
-B C A, C A B) and warm (calls back to back), at one thread and at all threads. Speeds are GB/s
+taking the same buffer sets in turn), timed in two protocols: cold (rounds interleaved, their
+orders a balanced Latin square) and warm (calls back to back), at one thread and at all threads. Speeds are GB/s
 over the ideal bytes (every input byte read once, every output byte written once); ratios are the
 best peer's time over dmlcpu's in the same round, the median over the rounds (above 1: dmlcpu
 faster).
@@ -24,6 +24,15 @@ from ._bench_peers import machine_info, missing_peer_notes, optional
 from ._bench_run import run_case
 from ._bench_seed import run_seed, seed_table
 from ._bench_timing import measure, memcpy_of  # noqa: F401 - used by benchmarks/*.py
+
+# How the numbers were taken, kept with them in the JSON (the report words its notes by these).
+PROTOCOL_NOTES = {
+    "cold": "rounds interleaved, one call per sample, in the orders of a balanced Latin square "
+            "(each library after every other equally often)",
+    "warm": "calls of one library back to back, after one untimed call",
+    "ratios": "paired: the median over rounds of a peer's time / dmlcpu's in the same round",
+    "buffers": "shared sets in turn: the protocol's c-th call takes set c % (peers + 1), under "
+               "100 MiB moved; one set above"}
 
 
 def _parser():
@@ -183,12 +192,7 @@ def run(args, argv):
     for note in notes[len(missing_peer_notes()):]:
         print("note: " + note)
     return {"machine": info, "command": "python -m dmlcpu bench " + " ".join(argv),
-            "protocols": {"cold": "rounds interleaved A B C, B C A, C A B, one call per sample",
-                          "warm": "calls of one library back to back, after one untimed call",
-                          "ratios": "paired: the median over rounds of a peer's time / dmlcpu's "
-                                    "in the same round",
-                          "buffers": "shared sets in turn: the protocol's c-th call takes set "
-                                     "c % (peers + 1), under 100 MiB moved; one set above"},
+            "protocols": PROTOCOL_NOTES,
             "notes": notes, "rows": rows, "seed_rows": seed}
 
 

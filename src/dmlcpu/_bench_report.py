@@ -131,7 +131,7 @@ def markdown(data, plot_dir=None, full_table_path=None):
            "`intra_op_num_threads` with spinning off, through I/O binding), so that no library's "
            "idle workers keep running into the next one's measurement; NumPy is single-threaded "
            "and is compared at 1 thread only. "
-           "*cold*: rounds interleaved A B C, B C A, C A B, one call each, %s, so each call "
+           "*cold*: rounds interleaved %s, one call each, %s, so each call "
            "finds the caches holding the others' data; *warm*: calls of one "
            "library back to back. A ratio is a peer's time divided by dmlcpu's in the same round, "
            "the median over the rounds (paired, so that a burst of load from other tenants "
@@ -141,6 +141,9 @@ def markdown(data, plot_dir=None, full_table_path=None):
            "GB/s figures are each library's median time." % (
                "under `OMP_WAIT_POLICY=%s`" % data["machine"]["omp_wait_policy"]
                if data["machine"].get("omp_wait_policy") else "spinning as OpenMP's default",
+               "in the orders of a balanced Latin square (each library right after every other "
+               "equally often)" if "Latin square" in data.get("protocols", {}).get("cold", "")
+               else "A B C, B C A, C A B",
                "every peer taking the same buffer sets in turn (one more set than peers)"
                if "buffers" in data.get("protocols", {}) else "every peer on its own buffers",
                ", ".join(SIZES)),

@@ -1,9 +1,14 @@
 """Timing for the benchmark: two protocols over a list of callables.
 
-*cold*: rounds interleaved A B C, B C A, C A B, one call per sample, so each call finds the caches
-holding the data the other callables just touched (on other buffers than its own); the order
-turns each round so that no callable always follows the same one (in one process here the first
-call after another's large output measured up to 20% slower than the later ones). *warm*: in each
+*cold*: rounds interleaved, one call per sample, so each call finds the caches holding the data
+the other callables just touched (on other buffers than its own). A call's time depends on what
+ran just before it (in one process here the first call after another's large output measured up
+to 20% slower than the later ones; a predecessor that leaves its output dirty in the cache costs
+the next call the write-back), so the rounds follow a balanced Latin square (Williams): over a
+cycle of n rounds (2n for an odd n) every callable runs in every position and right after every
+other one equally often. (Turning one order each round, A B C, B C A, C A B, changed only the
+call at each round's start: every other call followed the same callable every time, dmlcpu the
+peer before it in the list and NumPy the memcpy reference.) *warm*: in each
 round every callable runs a batch of calls back to back after one untimed call, so its data is
 cached as far as it fits. Both report the median over rounds; interleaving the rounds makes a burst
 of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
@@ -14,7 +19,8 @@ the same places.
 A callable may be given as a list of alternatives, the same call on different buffer sets: the
 protocol's c-th call (warm: batch), counting every callable's, takes alternative c % len. With n
 callables and len = n + 1 sets, every call finds its set last touched n + 1 calls before, whoever
-runs it, and over n * (n + 1) rounds every callable times every set n times. (Turning each
+runs it, and over n + 1 cycles of the rounds' orders every callable times every set equally
+often. (Turning each
 callable's own set instead, callable 0's set was always touched longest ago: it ran 2-7% slower
 cold than identical callables.) Where an 8 MiB buffer's four huge pages land in physical memory
 moved the same call by up to 25% from one buffer set to the next, so each callable owning one set
@@ -45,9 +51,21 @@ def paired(samples, i, j=0):
     return _median([a / b for a, b in zip(samples[i], samples[j])])
 
 
-def _turned(count, first):
-    """Indices 0..count-1 starting at first % count: round r of a protocol starts at callable r."""
-    return [(first + i) % count for i in range(count)]
+def balanced_orders(count):
+    """The rounds' orders of callables 0..count-1, a cycle of them: a Williams square (the first
+    order 0, 1, n-1, 2, n-2, ..., each next one adding 1 mod n; for an odd n, then each reversed),
+    in which each callable takes every position and immediately follows every other one equally
+    often."""
+    first, low, high = [0], 1, count - 1
+    while len(first) < count:
+        if len(first) % 2:
+            first.append(low)
+            low += 1
+        else:
+            first.append(high)
+            high -= 1
+    orders = [[(i + r) % count for i in first] for r in range(count)]
+    return orders + [order[::-1] for order in orders] if count % 2 and count > 1 else orders
 
 
 def _alternatives(fns):
@@ -71,13 +89,14 @@ def _rounds(step, budget, min_rounds, max_rounds):
 def cold(fns, budget, min_rounds=5, max_rounds=400):
     """(median seconds of one call of each function, each function's samples), interleaved."""
     alternatives = _alternatives(fns)
+    orders = balanced_orders(len(fns))
     for fn in (fn for alts in alternatives for fn in alts):
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
     next_call = _rotation(alternatives)
 
-    def step(first):
-        for i in _turned(len(fns), first):
+    def step(round_):
+        for i in orders[round_ % len(orders)]:
             fn = next_call(i)
             t0 = time.perf_counter()
             fn()
@@ -101,9 +120,10 @@ def warm(fns, budget, min_rounds=5, max_rounds=400):
     batch = max(1, min(1000, int(WARM_BATCH_SECONDS / min(once))))
     samples = [[] for _ in fns]
     next_call = _rotation(alternatives)
+    orders = balanced_orders(len(fns))
 
-    def step(first):
-        for i in _turned(len(fns), first):
+    def step(round_):
+        for i in orders[round_ % len(orders)]:
             fn = next_call(i)
             fn()  # untimed: brings this callable's data back into the caches
             t0 = time.perf_counter()
