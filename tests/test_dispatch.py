@@ -165,21 +165,22 @@ def test_streaming_rows_into_packed_destination(isa, row, src_row, mis):
         assert np.array_equal(dst, expected), forwards
 
 
-@pytest.mark.parametrize("row", [2, 3, 63, 64, 65, 100, 1000, 1024, 4099])
+@pytest.mark.parametrize("row", [2, 3, 63, 64, 65, 100, 1000, 1024, 2047, 2048, 4099])
 @pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("size", ["cached", "far"])
 def test_rows_into_packed_destination(isa, row, threads, size):
     """Rows packed one after the other in the destination, with ordinary stores (the rows kernel):
     source rows forwards, backwards and all one row (a TILE's repeats), at misaligned
-    addresses. A small copy is taken to be in cache (aligned vectors spanning rows). With the
-    threshold forced to 1 MiB, 3 MiB of one row repeated is not (unaligned vectors row by row),
-    and is not streamed either (that takes 4 MiB from so few reads); on 3 threads it is shared by
-    rows. (The 3 MiB of distinct rows then stream: test_streaming_rows_into_packed_destination.)"""
+    addresses, none streamed (the threshold raised; test_streaming_rows_into_packed_destination
+    streams them). A small copy is taken to be in cache (aligned vectors spanning rows); so are
+    rows under 2 KiB at any size. Rows of 2 KiB and more in over 1 MiB per thread (3 MiB) are not
+    (row by row: on x86 a line in vectors, then the string copy); on 3 threads they are shared
+    by rows."""
     rng = np.random.default_rng(row)
     rows = 37 if size == "cached" else max(5, (3 << 20) // row + 1)
     src_row = row + 40
     src = rng.integers(0, 256, size=rows * src_row + 64, dtype=np.uint8)
-    before = _core._set_stream_threshold(1 << 62 if size == "cached" else 1 << 20)
+    before = _core._set_stream_threshold(1 << 62)
     old = dmlcpu.get_num_threads()
     dmlcpu.set_num_threads(threads)
     try:

@@ -1,5 +1,5 @@
 /*
- * The streaming copy kernels and the rows kernels of an ISA unit, written once against the
+ * The streaming copy kernels and the rows kernels of an x86 ISA unit, written once against the
  * unit's simd/<isa>.h wrappers (DMLCPU_VEC_BYTES, dmlcpu_vec_load / _store / _stream /
  * _load_split). Static inline: a unit emits them only if its table lists them.
  */
@@ -12,6 +12,19 @@
 #include "../internal.h"
 #include "copy_vec4.h"
 #include "kernel.h"
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+#endif
+
+/* n bytes by the CPU's string copy (rep movsb), as glibc's memcpy copies a few KiB and more */
+static inline void dmlcpu_string_copy(char *dst, const char *src, size_t n) {
+#if defined(_MSC_VER)
+    __movsb((unsigned char *)dst, (const unsigned char *)src, n);
+#else
+    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+#endif
+}
 
 /*
  * Contiguous bytes with non-temporal stores: the output bypasses the caches, so a copy much
@@ -112,11 +125,12 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
  * Rows with ordinary stores, in one call (TILE (8,1,1024) x (1,64,1) int8 took 11.4-11.8 us
  * with a walk step and a call per row). Into a destination in cache, aligned vectors: 7.3-7.5 us
  * against 8.3 us for the packed-run kernel per row, which stores the lines where rows meet twice.
- * Into one that is not (the driver's rule, copy_nd.c: a call beyond L2), unaligned vectors front
- * to back through each row, as a plain loop would: a TILE of 4 KiB rows into 32 MiB, after other
- * work had filled the caches, took 0.7-0.8 of the time so when the destination was not 64-byte
- * aligned (as NumPy's large arrays are not; stores that straddle two lines seem to fetch the next
- * line early), and the same when it was; into 8 MiB, 0.70-0.73 cold (benchmarks/NOTES.md).
+ * Into one that is not (the driver's rule, copy_nd.c: rows of 2 KiB and more, a call beyond L2),
+ * row by row as glibc's memcpy copies them: the first line's worth in vectors, the rest by the
+ * string copy from the line boundary on. There, TILE (r,1,1024) x (1,64,1) at 8 MiB, the aligned
+ * walk took 1.38-1.43x the time of unaligned vectors row by row cold (one thread), and those
+ * (stores straddling two lines in NumPy's large arrays, 16 bytes into a page) 1.03-1.06x the time
+ * of the string copy cold and warm, 1.11-1.18x warm on two threads (benchmarks/NOTES.md).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
                                                       size_t row, size_t rows, int cached) {
@@ -124,19 +138,15 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *sr
         for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
         return;
     }
-    if (cached) {
+    if (cached || row < 64) {
         DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0);
         return;
     }
     for (size_t r = 0; r < rows; r++, dst += row, src += ss) {
-        size_t i = 0;
-        for (; i + 4 * DMLCPU_VEC_BYTES <= row; i += 4 * DMLCPU_VEC_BYTES)
-            dmlcpu_copy_vec4(dst + i, src + i, 0);
-        for (; i + DMLCPU_VEC_BYTES <= row; i += DMLCPU_VEC_BYTES)
+        for (size_t i = 0; i < 64; i += DMLCPU_VEC_BYTES)
             dmlcpu_vec_store(dst + i, dmlcpu_vec_load(src + i));
-        if (i < row) /* the row's last vector, overlapping the one before */
-            dmlcpu_vec_store(dst + row - DMLCPU_VEC_BYTES,
-                             dmlcpu_vec_load(src + row - DMLCPU_VEC_BYTES));
+        size_t head = 64 - (size_t)((uintptr_t)dst & 63); /* 1-64 bytes, stored already */
+        dmlcpu_string_copy(dst + head, src + head, row - head);
     }
 }
 

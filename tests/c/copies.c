@@ -94,6 +94,11 @@ static void large_copies(size_t e) {
     copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows, cached");
     int64_t r_same[2] = {0, 1};
     copy_case(2, r_sizes, r_dst, r_same, e, "5 MiB of one 100-byte row");
+    /* rows of 2 KiB and more beyond L2: row by row (on x86 the string copy) */
+    int64_t l_row = 4100 / (int64_t)e, l_sizes[2] = {((int64_t)3 << 20) / 4100 + 1, l_row};
+    int64_t l_dst[2] = {l_row, 1}, l_src[2] = {l_row + 3, 1};
+    copy_case(2, l_sizes, l_dst, l_src, e, "3 MiB of 4100-byte rows");
+    copy_case(2, l_sizes, l_dst, r_same, e, "3 MiB of one 4100-byte row");
     dmlcpu_set_stream_threshold(-1);
     /* 3-d, mixed signs, a gather too large for one thread */
     int64_t m_sizes[3] = {5, 300, 700}, m_dst[3] = {300 * 700, 700, 1};
