@@ -91,10 +91,13 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
 
 
 # With the built-in rule (a last-level cache of 8 MiB or more: blocks up to 2 MiB doubled, up to
-# the streaming threshold spread), on several threads; with blocks of at most 64 KiB (half of
-# them doubled) the blocks are shared among the threads where there are enough of them.
+# the streaming threshold spread; on several threads, runs of 128 bytes and more beyond L2
+# straight), on several threads; with blocks of at most 64 KiB (half of them doubled) the blocks
+# are shared among the threads where there are enough of them.
 LARGE = [
-    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block, sliced; 64 shared blocks
+    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block (one thread); 64 shared
+    # runs of 128 bytes: straight on several threads (4 MiB, over 1 MiB each), else in blocks
+    ((1, 32, 16, 64), (4, 1, 4, 4), np.float16),
     ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: one block
     ((4, 1, 1024), (1, 300, 1), np.float32),       # runs of 4 KiB: straight, 4.7 MiB
     ((7, 33), (3, 1600), np.float16),              # 2.1 MiB: sliced; 14 shared blocks, rows' parts
