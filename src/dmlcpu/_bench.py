@@ -3,10 +3,10 @@
 Every operator family at every data width (1, 2, 4, 8 bytes) and at sizes from inside L2 to well
 beyond the last-level cache, each peer in its fastest form on preallocated buffers (every peer
 taking the same buffer sets in turn), timed in two protocols: cold (rounds interleaved, their
-orders a balanced Latin square) and warm (calls back to back), at one thread and at all threads. Speeds are GB/s
-over the ideal bytes (every input byte read once, every output byte written once); ratios are the
-best peer's time over dmlcpu's in the same round, the median over the rounds (above 1: dmlcpu
-faster).
+orders a balanced Latin square) and warm (calls back to back), at one thread and at all threads.
+Speeds are GB/s over the ideal bytes (every input byte read once, every output byte written
+once); ratios are the best peer's time over dmlcpu's in the same round, the median over the
+rounds (above 1: dmlcpu faster).
 
     python -m dmlcpu bench --quick
     python -m dmlcpu bench --json benchmarks/results/bench.json --plot benchmarks/results/plots \\
