@@ -30,14 +30,14 @@
  * The rows kernel stores aligned vectors across row boundaries into a cached destination and
  * unaligned ones row by row into one that is not; which it is, a call cannot tell, so rows of
  * ROWS_UNALIGNED_MIN_BYTES and more are taken to be cached where the call stays in L2
- * (dmlcpu_stays_in_l2, the rule for long packed runs too), shorter ones always. Until this round
- * every row length was taken to be cached where each thread wrote less than the streaming
- * threshold. Timed in rounds ordered as a balanced Latin square (each library after every other
- * equally often), TILE (r,1,1024) x (1,64,1) at 8 MiB, float16 to float64 (rows of 2-8 KiB),
- * took 1.38-1.43x as long cold with aligned stores and 0.83-0.91x warm at one thread, 1.08-1.24x
- * and 0.75-0.85x at two; int8 (1 KiB rows) 0.98-1.06x cold and 0.77x warm (benchmarks/NOTES.md).
- * Aligned had won cold in rounds turned A B C, B C A, C A B, in which dmlcpu nearly always ran
- * right after the same library.
+ * (dmlcpu_stays_in_l2, the rule for long packed runs too), shorter ones always. Before, every
+ * row length was taken to be cached where each thread wrote less than the streaming threshold.
+ * Timed in rounds ordered as a balanced Latin square (each library after every other equally
+ * often), TILE (r,1,1024) x (1,64,1) at 8 MiB, float16 to float64 (rows of 2-8 KiB), took
+ * 1.38-1.43x as long cold with aligned stores and 0.83-0.91x warm at one thread, 1.08-1.24x and
+ * 0.75-0.85x at two; int8 (1 KiB rows) 0.98-1.06x cold and 0.77x warm (benchmarks/NOTES.md).
+ * Aligned had won cold (1.06-1.07x) in A/B rounds turned A B C, B C A, C A B with no memcpy in
+ * the rotation, and lost 4-8% with one.
  */
 #define ROWS_UNALIGNED_MIN_BYTES 2048
 /*

@@ -3,14 +3,14 @@
 *cold*: rounds interleaved, one call per sample, so each call finds the caches holding the data
 the other callables just touched (on other buffers than its own). A call's time depends on what
 ran just before it (in one process here the first call after another's large output measured up
-to 20% slower than the later ones; a predecessor that leaves its output dirty in the cache costs
-the next call the write-back), so the rounds follow a balanced Latin square (Williams): over a
+to 20% slower than the later ones; a predecessor's output still dirty in the cache is written
+back while the next call runs), so the rounds follow a balanced Latin square (Williams): over a
 cycle of n rounds (2n for an odd n) every callable runs in every position and right after every
 other one equally often. (Turning one order each round, A B C, B C A, C A B, changed only the
 call at each round's start: every other call followed the same callable every time, dmlcpu the
-peer before it in the list and NumPy the memcpy reference.) *warm*: in each
-round every callable runs a batch of calls back to back after one untimed call, so its data is
-cached as far as it fits. Both report the median over rounds; interleaving the rounds makes a burst
+peer before it in the list and NumPy the memcpy reference.) *warm*: in each round every callable
+runs a batch of calls back to back after one untimed call, so its data is cached as far as it
+fits. Both report the median over rounds; interleaving the rounds makes a burst
 of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
 machine. `paired` compares two callables round by round (the median of their per-round ratios),
 so a burst of load within a round counts against both. `placed` puts every callable's buffers at
@@ -20,11 +20,11 @@ A callable may be given as a list of alternatives, the same call on different bu
 protocol's c-th call (warm: batch), counting every callable's, takes alternative c % len. With n
 callables and len = n + 1 sets, every call finds its set last touched n + 1 calls before, whoever
 runs it, and over n + 1 cycles of the rounds' orders every callable times every set equally
-often. (Turning each
-callable's own set instead, callable 0's set was always touched longest ago: it ran 2-7% slower
-cold than identical callables.) Where an 8 MiB buffer's four huge pages land in physical memory
-moved the same call by up to 25% from one buffer set to the next, so each callable owning one set
-drew its luck once per process; rotating through shared sets gives every callable the same draw.
+often. (Turning each callable's own set instead, callable 0's set was always touched longest
+ago: it ran 2-7% slower cold than identical callables.) Where an 8 MiB buffer's four huge pages
+land in physical memory moved the same call by up to 25% from one buffer set to the next, so
+each callable owning one set drew its luck once per process; rotating through shared sets gives
+every callable the same draw.
 """
 import itertools
 import time
@@ -89,11 +89,11 @@ def _rounds(step, budget, min_rounds, max_rounds):
 def cold(fns, budget, min_rounds=5, max_rounds=400):
     """(median seconds of one call of each function, each function's samples), interleaved."""
     alternatives = _alternatives(fns)
-    orders = balanced_orders(len(fns))
     for fn in (fn for alts in alternatives for fn in alts):
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
     next_call = _rotation(alternatives)
+    orders = balanced_orders(len(fns))
 
     def step(round_):
         for i in orders[round_ % len(orders)]:
