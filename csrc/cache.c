@@ -215,18 +215,18 @@ int64_t dmlcpu_stream_threshold(void) {
  * 12 MiB streaming was as fast or faster in both, at two threads from 24 MiB.
  *
  * Writes only (TILE straight from its small cached input): the output alone has to stay cached,
- * and it does longer: such an output streams where half of what each thread writes reaches the
- * threshold (24 MiB on one thread here, 48 on two). On shared buffer sets (benchmarks/NOTES.md),
- * TILE (r,1,1024) x (1,64,1) at 24-32 MiB, one thread, ran 1.00-1.21x as fast streamed as with
- * ordinary stores in 25 of 28 cells (every width, both protocols), 0.90-0.99x in three; on two
- * threads at 32 MiB streaming lost (0.82-0.98x). (Measured with a buffer set per variant,
- * ordinary stores had seemed as fast up to 64 MiB on one thread; the rule was then four times
- * the threshold.)
+ * and it does longer: such an output streams where a quarter of what each thread writes reaches
+ * the threshold (48 MiB on one thread here, 96 on two). In rounds ordered as a balanced Latin
+ * square, rows beyond L2 stored by the string copy (benchmarks/NOTES.md), TILE (r,1,1024) x
+ * (1,64,1) ran 1.00-1.17x as fast warm with ordinary stores at 24-32 MiB on one thread (cold
+ * 0.95-1.05x), 1.02-1.12x at 48-64 MiB on two; at 48-64 MiB on one thread the two tied, and at
+ * 128 MiB streaming won (1.04-1.07x). (Half the threshold per thread had won in the earlier
+ * turned orders, when those rows were stored aligned.)
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
     if (written < threshold && read <= written) return 0; /* what follows would say so too */
-    if (read <= written / 8) return written / 2 / dmlcpu_threads_for(written) >= threshold;
+    if (read <= written / 8) return written / 4 / dmlcpu_threads_for(written) >= threshold;
     int64_t moved_half = written / 2 + read / 2; /* no overflow */
     return moved_half / dmlcpu_threads_for(written) >= threshold;
 }
