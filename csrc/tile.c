@@ -1,9 +1,9 @@
 /*
  * TILE: out[c] = in[c mod InputSizes]. Two ways, by what measured fastest (benchmarks/NOTES.md):
  *
- * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES, or on several threads
- *   beyond L2 TILE_MIN_SHARED_RUN_BYTES): one strided copy, each repeated dim a stride-0 dim of
- *   the source. The input stays cached; the copy driver threads and streams it like any copy.
+ * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES; beyond L2 shorter:
+ *   TILE_MIN_RUN_BEYOND_L2_BYTES, on several threads TILE_MIN_SHARED_RUN_BYTES): one strided
+ *   copy, each repeated dim a stride-0 dim of the source. The input stays cached; the copy driver threads and streams it like any copy.
  * - In blocks, otherwise. A block is the output's innermost dims, whole, over a slab of input
  *   indices of the dim outside them, no larger than what stays cached. It is built at its home
  *   position (inside the input's extent), then copied to each of its replicas along the outer
@@ -37,13 +37,17 @@
 static _Atomic int64_t forced_limit = -1;
 /* Input runs at least this long are copied straight into every tile. */
 #define TILE_MIN_RUN_BYTES 1024
+/* Where the output leaves L2, from this long on one thread: float64 TILE (1,c,32,32) x (8,1,4,4),
+ * runs of 256 bytes, straight over in blocks: 8 MiB 1.24x as fast cold, 0.97x warm; 32 MiB 1.10x
+ * and 1.02x; 128 MiB 1.12x and 1.05x. Runs of 128 bytes (float32) lost warm, 0.69x, as the
+ * rows kernel's call per group of four rows weighs on them (benchmarks/NOTES.md). */
+#define TILE_MIN_RUN_BEYOND_L2_BYTES 256
 /* On several threads, from this long where the output leaves L2. In blocks, each thread builds a
  * block of its own slice and reads it back for the replicas; straight, it reads only the cached
  * input. TILE (1,c,32,32) x (8,1,4,4), runs of 128 and 256 bytes (float32, float64), two threads,
  * straight over in blocks: 8-32 MiB 1.16-1.48x as fast cold, 0.58-1.19x warm (float32 at 8 MiB
  * the 0.58-0.60, still 1.27x NumPy), 128 MiB 0.97-1.08x; 512 KiB 0.46-0.88x; runs of 32 and 64
- * bytes (int8, float16) 0.23-0.90x. On one thread float32 lost warm (0.58-0.59x), float64
- * 0.76-1.01x (benchmarks/NOTES.md). */
+ * bytes (int8, float16) 0.23-0.90x (benchmarks/NOTES.md). */
 #define TILE_MIN_SHARED_RUN_BYTES 128
 
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
@@ -325,8 +329,9 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int threads = dmlcpu_threads_for(dst_bytes);
     int32_t last = w.ndim - 1;
     int64_t run_bytes = last >= 0 ? w.sizes[last] * (int64_t)elsize : 0;
-    int64_t min_run = threads >= 2 && !dmlcpu_stays_in_l2(dst_bytes) ? TILE_MIN_SHARED_RUN_BYTES
-                                                                       : TILE_MIN_RUN_BYTES;
+    int64_t min_run = dmlcpu_stays_in_l2(dst_bytes) ? TILE_MIN_RUN_BYTES
+                      : threads >= 2                 ? TILE_MIN_SHARED_RUN_BYTES
+                                                     : TILE_MIN_RUN_BEYOND_L2_BYTES;
     if (last >= 0 && (forced >= 0 ? run_bytes >= forced
                                    : w.dst_strides[last] == (int64_t)elsize &&
                                          w.src_strides[last] == (int64_t)elsize &&

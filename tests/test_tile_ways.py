@@ -96,6 +96,8 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
 # are shared among the threads where there are enough of them.
 LARGE = [
     ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block (one thread); 64 shared
+    # runs of 256 bytes, 2 MiB: straight on one thread (beyond L2), in blocks on several
+    ((1, 4, 32, 32), (4, 1, 4, 4), np.float64),
     # runs of 128 bytes: straight on several threads (4 MiB, over 1 MiB each), else in blocks
     ((1, 32, 16, 64), (4, 1, 4, 4), np.float16),
     ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: one block
