@@ -3,7 +3,8 @@
  *
  * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES; beyond L2 shorter:
  *   TILE_MIN_RUN_BEYOND_L2_BYTES, on several threads TILE_MIN_SHARED_RUN_BYTES): one strided
- *   copy, each repeated dim a stride-0 dim of the source. The input stays cached; the copy driver threads and streams it like any copy.
+ *   copy, each repeated dim a stride-0 dim of the source. The input stays cached; the copy
+ *   driver threads and streams it like any copy.
  * - In blocks, otherwise. A block is the output's innermost dims, whole, over a slab of input
  *   indices of the dim outside them, no larger than what stays cached. It is built at its home
  *   position (inside the input's extent), then copied to each of its replicas along the outer
@@ -38,9 +39,9 @@ static _Atomic int64_t forced_limit = -1;
 /* Input runs at least this long are copied straight into every tile. */
 #define TILE_MIN_RUN_BYTES 1024
 /* Where the output leaves L2, from this long on one thread: float64 TILE (1,c,32,32) x (8,1,4,4),
- * runs of 256 bytes, straight over in blocks: 8 MiB 1.24x as fast cold, 0.97x warm; 32 MiB 1.10x
- * and 1.02x; 128 MiB 1.12x and 1.05x. Runs of 128 bytes (float32) lost warm, 0.69x, as the
- * rows kernel's call per group of four rows weighs on them (benchmarks/NOTES.md). */
+ * runs of 256 bytes, straight over in blocks: 8 MiB 1.20-1.26x as fast cold, 0.97-1.02x warm;
+ * 32 MiB 1.10x and 1.02x; 128 MiB 1.12x and 1.05x. Runs of 128 bytes (float32) lost warm, 0.69x:
+ * a rows kernel call per group of four rows weighs on them (benchmarks/NOTES.md). */
 #define TILE_MIN_RUN_BEYOND_L2_BYTES 256
 /* On several threads, from this long where the output leaves L2. In blocks, each thread builds a
  * block of its own slice and reads it back for the replicas; straight, it reads only the cached

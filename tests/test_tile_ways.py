@@ -91,9 +91,9 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
 
 
 # With the built-in rule (a last-level cache of 8 MiB or more: blocks up to 2 MiB doubled, up to
-# the streaming threshold spread; on several threads, runs of 128 bytes and more beyond L2
-# straight), on several threads; with blocks of at most 64 KiB (half of them doubled) the blocks
-# are shared among the threads where there are enough of them.
+# the streaming threshold spread; beyond L2 runs of 256 bytes and more straight, on several
+# threads of 128), on several threads; with blocks of at most 64 KiB (half of them doubled) the
+# blocks are shared among the threads where there are enough of them.
 LARGE = [
     ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block (one thread); 64 shared
     # runs of 256 bytes, 2 MiB: straight on one thread (beyond L2), in blocks on several
