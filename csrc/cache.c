@@ -221,8 +221,8 @@ int64_t dmlcpu_stream_threshold(void) {
  * (1,64,1) at 24-32 MiB on one thread ran 1.00-1.21x as fast warm with ordinary stores in 34 of
  * 36 cells, cold 0.90-1.08x (int8, its 1 KiB rows stored aligned, 0.87-0.99x cold); at 48-64 MiB
  * on two threads 1.02-1.13x in 15 of 20 cells (0.67-1.00x in five). At 48-64 MiB on one thread
- * the two tied, and at 128 MiB streaming won (1.01-1.09x). (Half the threshold per thread had won in the earlier
- * turned orders, when those rows were stored aligned.)
+ * the two tied, and at 128 MiB streaming won (1.01-1.09x). (Half the threshold per thread had
+ * won in the earlier turned orders, when those rows were stored aligned.)
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
