@@ -239,7 +239,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         c.outer_count / p->sizes[c.outer - 1] >= (chunks > 1 ? 4 * (int64_t)chunks : 1)) {
         /* the dim outside the rows walked in the panel, where the threads can still share the
          * outer steps evenly: with a walk step per group of rows, a TILE (1,c,32,32) x (8,1,4,4)
-         * float64 taken straight at 8 MiB (groups of four 256-byte rows) took 1.08-1.12x as long
+         * float64 taken straight at 8 MiB (groups of four 256-byte rows) took 1.09-1.12x as long
          * warm on one thread (benchmarks/NOTES.md) */
         c.outer--;
         c.groups = p->sizes[c.outer];
