@@ -199,13 +199,14 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         c.unit = 1;
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
-        /* the whole operator call's output, where this copy is one piece of it */
-        int in_l2 = dmlcpu_stays_in_l2(call_bytes > 0 ? call_bytes : total_bytes);
+        /* the whole operator call's output, where this copy is one piece of it (asked whether
+         * it stays in L2 by the one branch below that needs it: not on a tiny call's path) */
+        int64_t call = call_bytes > 0 ? call_bytes : total_bytes;
         if (streams && c.run >= STREAM_MIN_RUN_BYTES &&
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (c.run >= STREAM_MIN_RUN_BYTES && in_l2) {
+        } else if (c.run >= STREAM_MIN_RUN_BYTES && dmlcpu_stays_in_l2(call)) {
             c.rows_kernel = table->copy.rows; /* its aligned walk, the run as one row */
         } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
                    c.run < STREAM_MIN_RUN_BYTES) {
@@ -214,7 +215,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.kind = PANEL_ROWS;
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
-            c.rows_cached = c.run < ROWS_UNALIGNED_MIN_BYTES || in_l2;
+            c.rows_cached = c.run < ROWS_UNALIGNED_MIN_BYTES || dmlcpu_stays_in_l2(call);
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];
