@@ -5,7 +5,9 @@
  * ownership, no eviction of the caller's data); one whose output fits loses by them, since the
  * next reader then fetches the output from memory. The threshold follows glibc's memcpy
  * (sysdeps/x86/dl-cacheinfo.h since 2.38: a quarter of the whole last-level cache, but never less
- * than three quarters of one thread's share of it). Sources, first that answers:
+ * than three quarters of one thread's share of it), over a cache of at most 4 MiB per thread
+ * sharing it (MAX_LLC_BYTES_PER_THREAD: what a virtual machine reports is its host's). Sources,
+ * first that answers:
  *   Linux:   /sys/devices/system/cpu/cpu0/cache/index*: the highest level's size and
  *            shared_cpu_list (how many logical CPUs share it); then sysconf(_SC_LEVEL3_CACHE_SIZE,
  *            _SC_LEVEL2_CACHE_SIZE)
@@ -61,8 +63,19 @@ int64_t dmlcpu_parse_bytes(const char *s) {
     return (int64_t)(v << shift);
 }
 
+/*
+ * The most last-level cache one thread is taken to have. A virtual machine reports its host's
+ * cache as shared by its own few vCPUs only: this project's Intel Xeon VM (2 vCPUs, model 207)
+ * reports 300 MiB shared by two, while a dependent-load probe met memory latency from 16 MiB on
+ * (44 ns at 8 MiB, 130 ns at 16), and copies of 2 MiB and more per thread ran 1.2-2x as fast
+ * streamed, cold and warm (benchmarks/NOTES.md). Real parts give a thread 1-6 MiB.
+ */
+#define MAX_LLC_BYTES_PER_THREAD ((int64_t)4 << 20)
+
 int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing) {
     if (sharing < 1) sharing = 1;
+    if (llc_bytes / sharing > MAX_LLC_BYTES_PER_THREAD)
+        llc_bytes = MAX_LLC_BYTES_PER_THREAD * sharing;
     int64_t quarter = llc_bytes / 4, share = llc_bytes / sharing / 4 * 3;
     return quarter > share ? quarter : share;
 }

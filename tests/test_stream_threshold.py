@@ -28,7 +28,9 @@ def config_with_env(**env):
 
 def glibc_rule(llc, sharing):
     """glibc's memcpy threshold (sysdeps/x86/dl-cacheinfo.h, 2.38+): a quarter of the whole
-    cache, at least three quarters of one thread's share."""
+    cache, at least three quarters of one thread's share; over a cache of at most 4 MiB per
+    sharing thread (a virtual machine reports its host's whole cache)."""
+    llc = min(llc, 4 * MiB * sharing)
     return max(llc // 4, llc // sharing // 4 * 3)
 
 
