@@ -12,10 +12,12 @@
  * of its 32 MiB 2.5), and eight rows at a time were slower again (benchmarks/NOTES.md). Every
  * column still combines its rows in order, so the bits are those of the plain sequential loop;
  * each row's elements are read before they are written, so dst may be the identical view of src.
- * With DMLCPU_SCAN_STREAM each row's vector stores are non-temporal from the first address
- * aligned to a vector's bytes (the columns before it, and the tail, are scalar steps): a large
- * output then goes to memory without first being read into the caches. Rows sweep together only
- * where they share that alignment.
+ * Each row's vectors are stored from the first address aligned to a vector's bytes (the columns
+ * before it, and the tail, are scalar steps): stores straddling two lines, as into NumPy's large
+ * arrays 16 bytes into a page, made a float32 (32,4096) scan along axis 0 in L2 take 38-45 us
+ * instead of 25 on an Intel Xeon (benchmarks/NOTES.md). With DMLCPU_SCAN_STREAM those stores
+ * are non-temporal: a large output then goes to memory without first being read into the
+ * caches. Streaming rows sweep together only where they share that alignment.
  * Needs, besides the lane-wise operation and (fill): SCAN_OV(load) / (store) / (stream) (W
  * elements of memory <-> accumulator lanes; (stream) wants an address aligned to W * ES),
  * (acc_load) / (acc_store) (W accumulators from / to SCAN_ACC[]), and dmlcpu_ov_fence.
@@ -115,8 +117,9 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
             char *o = out + (ptrdiff_t)k * dst_axis_stride;
             const char *s = in + (ptrdiff_t)k * src_axis_stride;
             size_t misaligned = (size_t)((uintptr_t)o % VB);
-            int streams = stream && misaligned % SCAN_ES == 0;
-            size_t head = streams && misaligned ? (VB - misaligned) / SCAN_ES : 0;
+            int aligns = misaligned % SCAN_ES == 0; /* whole elements reach the boundary */
+            int streams = stream && aligns;
+            size_t head = aligns && misaligned ? (VB - misaligned) / SCAN_ES : 0;
             if (head > n) head = n;
             int first_row = k == 0 && fresh;
             if (rows_together && axis_len - k >= SCAN_OUTER_ROWS) {
