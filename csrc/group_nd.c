@@ -38,16 +38,20 @@
  * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream where dmlcpu_streams
  * says so for the bytes written, like the per-run streaming of a copy; shorter blocks only from
  * STREAM_SHORT_MIN_BYTES as well. JOIN 4x(32,256,256) along axis 2 (32 MiB out), one thread,
- * ms, ordinary stores / streamed (python -m dmlcpu bench --filter, two runs): float32 (1 KiB
- * blocks) 2.4-2.8 / 1.8, while PyTorch took 2.4; int8 (256-byte blocks) 2.3 / 3.0-3.2.
+ * ms, ordinary stores / streamed (python -m dmlcpu bench --filter, two runs, AMD Zen 4):
+ * float32 (1 KiB blocks) 2.4-2.8 / 1.8, while PyTorch took 2.4; int8 (256-byte blocks) 2.3 /
+ * 3.0-3.2. Float16's 512-byte blocks (JOIN along axis 2, SPLIT into [100, 300, 624]) at 8 and
+ * 32 MiB, streamed (and in L2 stored aligned, below), ran 1.04-1.28x as fast in 15 of 16 cells
+ * on an Intel Xeon (0.88x in one: the JOIN on two threads at 8 MiB, warm; benchmarks/NOTES.md).
  */
-#define STREAM_LONG_BLOCK_BYTES ((int64_t)1 << 10)
+#define STREAM_LONG_BLOCK_BYTES ((int64_t)512)
 #define STREAM_SHORT_MIN_BYTES ((int64_t)64 << 20)
 /* In a call that stays in L2 (dmlcpu_stays_in_l2), blocks this long or longer are stored in
  * aligned vectors; shorter ones lost by it (JOIN 4x(2,256,256) int8 along axis 2, 256-byte
- * blocks: 0.63x as fast; blocks of 1-5 KiB 0.98-1.02x, SPLIT's 64 KiB ones 0.99-1.05x:
- * benchmarks/NOTES.md). */
-#define ALIGNED_MIN_BLOCK_BYTES 1024
+ * blocks: 0.63x as fast; blocks of 1-5 KiB 0.98-1.02x, SPLIT's 64 KiB ones 0.99-1.05x, on AMD
+ * Zen 4; float16's 512-byte ones at 512 KiB 1.05-1.30x as fast in the JOIN and 0.98-1.12x in
+ * the SPLIT, on an Intel Xeon: benchmarks/NOTES.md). */
+#define ALIGNED_MIN_BLOCK_BYTES 512
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
 
