@@ -228,19 +228,16 @@ int64_t dmlcpu_stream_threshold(void) {
  * 12 MiB streaming was as fast or faster in both, at two threads from 24 MiB.
  *
  * Writes only (TILE straight from its small cached input): the output alone has to stay cached,
- * and it does longer: such an output streams where a quarter of what each thread writes reaches
- * the threshold (48 MiB on one thread here, 96 on two). In rounds ordered as a balanced Latin
- * square, rows beyond L2 stored by the string copy (benchmarks/NOTES.md), TILE (r,1,1024) x
- * (1,64,1) at 24-32 MiB on one thread ran 1.00-1.21x as fast warm with ordinary stores in 34 of
- * 36 cells, cold 0.90-1.08x (int8, its 1 KiB rows stored aligned, 0.87-0.99x cold); at 48-64 MiB
- * on two threads 1.02-1.13x in 15 of 20 cells (0.67-1.00x in five). At 48-64 MiB on one thread
- * the two tied, and at 128 MiB streaming won (1.01-1.09x). (Half the threshold per thread had
- * won in the earlier turned orders, when those rows were stored aligned.)
+ * and it does longer: such an output streams where half of what each thread writes reaches the
+ * threshold. On an Intel Xeon (3 MiB threshold), TILE (r,1,1024) x (1,64,1) at 8 MiB on one
+ * thread ran 2.2-3.4x as fast cold and 1.17-1.52x warm so than from a quarter (float16-float64;
+ * benchmarks/NOTES.md). On AMD Zen 4 (12 MiB) a quarter had won: at 24-32 MiB on one thread
+ * ordinary stores 1.00-1.21x as fast warm in 34 of 36 cells, cold 0.90-1.08x.
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
     if (written < threshold && read <= written) return 0; /* what follows would say so too */
-    if (read <= written / 8) return written / 4 / dmlcpu_threads_for(written) >= threshold;
+    if (read <= written / 8) return written / 2 / dmlcpu_threads_for(written) >= threshold;
     int64_t moved_half = written / 2 + read / 2; /* no overflow */
     return moved_half / dmlcpu_threads_for(written) >= threshold;
 }

@@ -1,8 +1,8 @@
 /*
  * TILE: out[c] = in[c mod InputSizes]. Two ways, by what measured fastest (benchmarks/NOTES.md):
  *
- * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES; beyond L2 shorter:
- *   TILE_MIN_RUN_BEYOND_L2_BYTES, on several threads TILE_MIN_SHARED_RUN_BYTES): one strided
+ * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES; beyond L2 on several
+ *   threads shorter, TILE_MIN_SHARED_RUN_BYTES): one strided
  *   copy, each repeated dim a stride-0 dim of the source. The input stays cached; the copy
  *   driver threads and streams it like any copy.
  * - In blocks, otherwise. A block is the output's innermost dims, whole, over a slab of input
@@ -36,13 +36,13 @@
  * every way. */
 #define TILE_MIN_BLOCK_BYTES ((int64_t)2 << 20)
 static _Atomic int64_t forced_limit = -1;
-/* Input runs at least this long are copied straight into every tile. */
+/* Input runs at least this long are copied straight into every tile. On one thread shorter ones
+ * stay in blocks beyond L2 too: float64 TILE (1,c,32,32) x (8,1,4,4), runs of 256 bytes, in
+ * blocks over straight, 8 MiB: on an Intel Xeon 2.07x as fast cold and 1.30x warm (the blocks'
+ * replicas stream from twice the threshold, the straight copy from four times it), 32 MiB 1.08x
+ * and 1.15x; on AMD Zen 4, where straight had been taken from 256 bytes, 0.79-0.83x cold and
+ * 0.98-1.03x warm (benchmarks/NOTES.md). */
 #define TILE_MIN_RUN_BYTES 1024
-/* Where the output leaves L2, from this long on one thread: float64 TILE (1,c,32,32) x (8,1,4,4),
- * runs of 256 bytes, straight over in blocks: 8 MiB 1.20-1.26x as fast cold, 0.97-1.02x warm;
- * 32 MiB 1.10x and 1.02x; 128 MiB 1.12x and 1.05x. Runs of 128 bytes (float32) lost warm, 0.69x:
- * a rows kernel call per group of four rows weighs on them (benchmarks/NOTES.md). */
-#define TILE_MIN_RUN_BEYOND_L2_BYTES 256
 /* On several threads, from this long where the output leaves L2. In blocks, each thread builds a
  * block of its own slice and reads it back for the replicas; straight, it reads only the cached
  * input. TILE (1,c,32,32) x (8,1,4,4), runs of 128 and 256 bytes (float32, float64), two threads,
@@ -330,9 +330,8 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int threads = dmlcpu_threads_for(dst_bytes);
     int32_t last = w.ndim - 1;
     int64_t run_bytes = last >= 0 ? w.sizes[last] * (int64_t)elsize : 0;
-    int64_t min_run = dmlcpu_stays_in_l2(dst_bytes) ? TILE_MIN_RUN_BYTES
-                      : threads >= 2                 ? TILE_MIN_SHARED_RUN_BYTES
-                                                     : TILE_MIN_RUN_BEYOND_L2_BYTES;
+    int64_t min_run = threads >= 2 && !dmlcpu_stays_in_l2(dst_bytes) ? TILE_MIN_SHARED_RUN_BYTES
+                                                                     : TILE_MIN_RUN_BYTES;
     if (last >= 0 && (forced >= 0 ? run_bytes >= forced
                                    : w.dst_strides[last] == (int64_t)elsize &&
                                          w.src_strides[last] == (int64_t)elsize &&

@@ -90,13 +90,13 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
                      f"8-d tile {np.dtype(dtype).name} limit {limit}")
 
 
-# With the built-in rule (a last-level cache of 8 MiB or more: blocks up to 2 MiB doubled, up to
-# the streaming threshold spread; beyond L2 runs of 256 bytes and more straight, on several
-# threads of 128), on several threads; with blocks of at most 64 KiB (half of them doubled) the
-# blocks are shared among the threads where there are enough of them.
+# With the built-in rule (blocks up to 2 MiB doubled, up to the streaming threshold spread; runs
+# of 1 KiB and more straight, beyond L2 on several threads of 128), on several threads; with
+# blocks of at most 64 KiB (half of them doubled) the blocks are shared among the threads where
+# there are enough of them.
 LARGE = [
     ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block (one thread); 64 shared
-    # runs of 256 bytes, 2 MiB: straight on one thread (beyond L2), in blocks on several
+    # runs of 256 bytes, 2 MiB: in blocks (on three threads 0.7 MiB each, in L2)
     ((1, 4, 32, 32), (4, 1, 4, 4), np.float64),
     # runs of 128 bytes: straight on several threads (4 MiB, over 1 MiB each), else in blocks
     ((1, 32, 16, 64), (4, 1, 4, 4), np.float16),
