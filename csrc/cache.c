@@ -230,9 +230,10 @@ int64_t dmlcpu_stream_threshold(void) {
  * Writes only (TILE straight from its small cached input): the output alone has to stay cached,
  * and it does longer: such an output streams where half of what each thread writes reaches the
  * threshold. On an Intel Xeon (3 MiB threshold), TILE (r,1,1024) x (1,64,1) at 8 MiB on one
- * thread ran 2.2-3.4x as fast cold and 1.17-1.52x warm so than from a quarter (float16-float64;
- * benchmarks/NOTES.md). On AMD Zen 4 (12 MiB) a quarter had won: at 24-32 MiB on one thread
- * ordinary stores 1.00-1.21x as fast warm in 34 of 36 cells, cold 0.90-1.08x.
+ * thread, streamed by this rule and not by a quarter, ran 2.2-3.4x as fast cold and 1.17-1.52x
+ * warm (float16-float64; benchmarks/NOTES.md). On AMD Zen 4 (12 MiB) a quarter had won: at
+ * 24-32 MiB on one thread ordinary stores 1.00-1.21x as fast warm in 34 of 36 cells, cold
+ * 0.90-1.08x.
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();

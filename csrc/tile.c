@@ -2,9 +2,9 @@
  * TILE: out[c] = in[c mod InputSizes]. Two ways, by what measured fastest (benchmarks/NOTES.md):
  *
  * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES; beyond L2 on several
- *   threads shorter, TILE_MIN_SHARED_RUN_BYTES): one strided
- *   copy, each repeated dim a stride-0 dim of the source. The input stays cached; the copy
- *   driver threads and streams it like any copy.
+ *   threads shorter, TILE_MIN_SHARED_RUN_BYTES): one strided copy, each repeated dim a stride-0
+ *   dim of the source. The input stays cached; the copy driver threads and streams it like any
+ *   copy.
  * - In blocks, otherwise. A block is the output's innermost dims, whole, over a slab of input
  *   indices of the dim outside them, no larger than what stays cached. It is built at its home
  *   position (inside the input's extent), then copied to each of its replicas along the outer
@@ -38,10 +38,10 @@
 static _Atomic int64_t forced_limit = -1;
 /* Input runs at least this long are copied straight into every tile. On one thread shorter ones
  * stay in blocks beyond L2 too: float64 TILE (1,c,32,32) x (8,1,4,4), runs of 256 bytes, in
- * blocks over straight, 8 MiB: on an Intel Xeon 2.07x as fast cold and 1.30x warm (the blocks'
- * replicas stream from twice the threshold, the straight copy from four times it), 32 MiB 1.08x
- * and 1.15x; on AMD Zen 4, where straight had been taken from 256 bytes, 0.79-0.83x cold and
- * 0.98-1.03x warm (benchmarks/NOTES.md). */
+ * blocks over straight, 8 MiB: on an Intel Xeon 2.07x as fast cold and 1.30x warm (2.01x and
+ * 1.28x with the straight copy streaming as cache.c now has it), 32 MiB 1.08x and 1.15x; on AMD
+ * Zen 4, where straight had been taken from 256 bytes, 0.79-0.83x cold and 0.98-1.03x warm
+ * (benchmarks/NOTES.md). */
 #define TILE_MIN_RUN_BYTES 1024
 /* On several threads, from this long where the output leaves L2. In blocks, each thread builds a
  * block of its own slice and reads it back for the replicas; straight, it reads only the cached

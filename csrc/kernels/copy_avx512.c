@@ -22,8 +22,11 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
             [3] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x64_copy_gc_vec),
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x64_copy_bc_vec)},
         },
-    /* streaming: 64-byte stores measured no faster than AVX2's 32-byte ones (memory-bound) */
-    .stream = NULL,
+    /* streaming: 64-byte stores, a whole line each. On an Intel Xeon 1.02-1.35x as fast as
+     * AVX2's two 32-byte ones in every streamed 8 MiB cell of SPLIT along axis 1, the window
+     * SLICE and JOIN float16 along axis 2 (one and two threads, cold and warm); on AMD Zen 4 no
+     * faster, memory-bound (benchmarks/NOTES.md) */
+    .stream = DMLCPU_KERNEL(dmlcpu_copy_stream),
     .stream_rows = DMLCPU_KERNEL(dmlcpu_copy_stream_rows),
     .rows = DMLCPU_KERNEL(dmlcpu_copy_rows_vec),
 };
