@@ -67,8 +67,8 @@ int64_t dmlcpu_parse_bytes(const char *s) {
  * The most last-level cache one thread is taken to have. A virtual machine reports its host's
  * cache as shared by its own few vCPUs only: this project's Intel Xeon VM (2 vCPUs, model 207)
  * reports 300 MiB shared by two, while a dependent-load probe met memory latency from 16 MiB on
- * (44 ns at 8 MiB, 130 ns at 16), and copies of 2 MiB and more per thread ran 1.2-2x as fast
- * streamed, cold and warm (benchmarks/NOTES.md). Real parts give a thread 1-6 MiB.
+ * (44 ns at 8 MiB, 130 ns at 16), and copies of 2 MiB and more per thread ran 1.16-2.25x as
+ * fast streamed, cold and warm (benchmarks/NOTES.md). Real parts give a thread 1-6 MiB.
  */
 #define MAX_LLC_BYTES_PER_THREAD ((int64_t)4 << 20)
 
@@ -227,18 +227,17 @@ int64_t dmlcpu_stream_threshold(void) {
  * ordinary stores when called back to back and 1.3x slower after other work evicted it; from
  * 12 MiB streaming was as fast or faster in both, at two threads from 24 MiB.
  *
- * Writes only (TILE straight from its small cached input): the output alone has to stay cached,
- * and it does longer: such an output streams where half of what each thread writes reaches the
- * threshold. On an Intel Xeon (3 MiB threshold), TILE (r,1,1024) x (1,64,1) at 8 MiB on one
- * thread, streamed by this rule and not by a quarter, ran 2.2-3.4x as fast cold and 1.17-1.52x
- * warm (float16-float64; benchmarks/NOTES.md). On AMD Zen 4 (12 MiB) a quarter had won: at
- * 24-32 MiB on one thread ordinary stores 1.00-1.21x as fast warm in 34 of 36 cells, cold
- * 0.90-1.08x.
+ * Writes only (TILE straight from its small cached input, read once): the same rule, so such an
+ * output streams where about half of what each thread writes reaches the threshold. On an Intel
+ * Xeon (3 MiB threshold), TILE (r,1,1024) x (1,64,1) at 8 MiB on one thread, streamed so rather
+ * than from a quarter (a special case this rule once had), ran 2.2-3.4x as fast cold and
+ * 1.17-1.52x warm (float16-float64; benchmarks/NOTES.md). On AMD Zen 4 (12 MiB) a quarter had
+ * won: at 24-32 MiB on one thread ordinary stores 1.00-1.21x as fast warm in 34 of 36 cells,
+ * cold 0.90-1.08x.
  */
 int dmlcpu_streams(int64_t written, int64_t read) {
     int64_t threshold = dmlcpu_stream_threshold();
     if (written < threshold && read <= written) return 0; /* what follows would say so too */
-    if (read <= written / 8) return written / 2 / dmlcpu_threads_for(written) >= threshold;
     int64_t moved_half = written / 2 + read / 2; /* no overflow */
     return moved_half / dmlcpu_threads_for(written) >= threshold;
 }

@@ -38,10 +38,10 @@
 static _Atomic int64_t forced_limit = -1;
 /* Input runs at least this long are copied straight into every tile. On one thread shorter ones
  * stay in blocks beyond L2 too: float64 TILE (1,c,32,32) x (8,1,4,4), runs of 256 bytes, in
- * blocks over straight, 8 MiB: on an Intel Xeon 2.07x as fast cold and 1.30x warm (2.01x and
- * 1.28x with the straight copy streaming as cache.c now has it), 32 MiB 1.08x and 1.15x; on AMD
- * Zen 4, where straight had been taken from 256 bytes, 0.79-0.83x cold and 0.98-1.03x warm
- * (benchmarks/NOTES.md). */
+ * blocks over straight, on an Intel Xeon, medians: 8 MiB 1.15x as fast cold, 0.97x warm; 32 MiB
+ * 1.06x and 1.13x (straight streaming as cache.c has it; against the straight copy it replaced,
+ * which streamed only from a quarter, 2.07x and 1.30x at 8 MiB). On AMD Zen 4, where straight had
+ * been taken from 256 bytes, 0.79-0.83x cold and 0.98-1.03x warm (benchmarks/NOTES.md). */
 #define TILE_MIN_RUN_BYTES 1024
 /* On several threads, from this long where the output leaves L2. In blocks, each thread builds a
  * block of its own slice and reads it back for the replicas; straight, it reads only the cached
