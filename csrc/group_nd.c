@@ -6,9 +6,11 @@
  * once per input: no run is long enough to stream, and every destination line is read before it
  * is written (read for ownership), a quarter of it at a time. Walking the outer indices once and
  * copying every part's block at each writes the output front to back. A large output then
- * streams the whole cache lines inside each block, while a line shared by two neighbouring
- * blocks gets ordinary stores from both: no line mixes the two kinds of store (streaming short
- * runs whose edge lines did was several times slower: benchmarks/NOTES.md).
+ * streams whole cache lines only: a line where two blocks meet is gathered from both and
+ * streamed once the second completes it (line_carry); only the lines at the ends of a thread's
+ * share, or where blocks do not follow each other, get ordinary stores. No line mixes the two
+ * kinds of store (streaming short runs whose edge lines did was several times slower, and
+ * storing the meeting lines ordinarily made them be read first: benchmarks/NOTES.md).
  *
  * Anything else (a block that is not contiguous in both operands, tiny blocks, one part) is
  * copied part by part through dmlcpu_copy_pair, exactly as dmlcpu_copy would.
@@ -32,19 +34,17 @@
  * SPLIT int8 (32,256,1024) along axis 2 into equal parts, ms one pass / part by part, one
  * thread: 16-byte blocks 2.6 / 3.1, 32: 1.1 / 2.5, 64: 0.80 / 1.6, 128: 0.46 / 0.78; into
  * [100, 300, 624] at 32 MiB 1.9-2.3 / 4.2-4.9 (the parts streamed one by one). */
-/* In a streamed pass, shorter blocks are all edge lines: ordinary stores. */
-#define STREAM_MIN_BLOCK_BYTES (2 * LINE_BYTES)
 /*
  * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream where dmlcpu_streams
  * says so for the bytes written, like the per-run streaming of a copy; shorter blocks only from
- * STREAM_SHORT_MIN_BYTES as well. JOIN 4x(32,256,256) along axis 2 (32 MiB out), one thread,
- * ms, ordinary stores / streamed (python -m dmlcpu bench --filter, two runs, AMD Zen 4):
- * float32 (1 KiB blocks) 2.4-2.8 / 1.8, while PyTorch took 2.4; int8 (256-byte blocks) 2.3 /
- * 3.0-3.2. Float16's 512-byte blocks (JOIN along axis 2, SPLIT into [100, 300, 624]) at 8 and
- * 32 MiB, streamed (and in L2 stored aligned, below), ran 1.04-1.28x as fast in 15 of 16 cells
- * on an Intel Xeon (0.88x in one: the JOIN on two threads at 8 MiB, warm; benchmarks/NOTES.md).
+ * STREAM_SHORT_MIN_BYTES as well. Every line streams whole, the lines where blocks meet through
+ * a carry (line_carry, below). On an Intel Xeon, one thread, us, ordinary stores / streamed:
+ * JOIN 4x(N, w) along axis 1 at 8 MiB, 128-byte blocks int8 1434 / 1499, float32 1156 / 1442
+ * (at 32 MiB 1.13-1.31x as fast streamed); 256-byte ones float32 1013 / 982 (32 MiB: 1.6x);
+ * JOIN 4x(32,256,256) int8 along axis 2 (256-byte blocks) 1957 / 1308, at 32 MiB 7468 / 4067;
+ * SPLIT (32,256,1024) int8 into [100, 300, 624] 1357 / 1001 (benchmarks/NOTES.md).
  */
-#define STREAM_LONG_BLOCK_BYTES ((int64_t)512)
+#define STREAM_LONG_BLOCK_BYTES ((int64_t)256)
 #define STREAM_SHORT_MIN_BYTES ((int64_t)64 << 20)
 /* In a call that stays in L2 (dmlcpu_stays_in_l2), blocks this long or longer are stored in
  * aligned vectors; shorter ones lost by it (JOIN 4x(2,256,256) int8 along axis 2, 256-byte
@@ -72,15 +72,73 @@ typedef struct group_plan {
     dmlcpu_copy_rows_fn aligned; /* the rows kernel, for long blocks of a call in L2, or NULL */
 } group_plan;
 
-static void copy_block(const group_plan *g, char *dst, const char *src, size_t n) {
-    if (g->stream != NULL && n >= STREAM_MIN_BLOCK_BYTES) {
-        /* whole aligned lines stream; the edge lines, shared with the neighbouring blocks, do
-         * not. The kernel's own tail after its unrolled loop is a whole number of lines. */
-        size_t head = dmlcpu_bytes_to_aligned(dst, LINE_BYTES);
-        size_t body = (n - head) & ~(size_t)(LINE_BYTES - 1);
-        memcpy(dst, src, head);
-        g->stream(dst + head, 1, src + head, 1, body);
-        memcpy(dst + head + body, src + head + body, n - head - body);
+/*
+ * A destination line being filled across blocks in a streamed pass: the tail of a block that ends
+ * inside a line, gathered here until the block continuing it in the destination (the next part's
+ * block of a JOIN, the same part's next block of a SPLIT) completes the line, which then streams
+ * whole. Without it, each line where two blocks meet was stored in two halves, read from memory
+ * first (read for ownership): for float16's 512-byte blocks one line in eight.
+ */
+typedef struct line_carry {
+    unsigned char bytes[LINE_BYTES];
+    char *line; /* the line's address (line-aligned), NULL when empty */
+    size_t filled; /* bytes of it gathered, from its start */
+} line_carry;
+
+/* Carries a thread keeps: part k's tail goes into slot k % CARRY_SLOTS (a slot still holding
+ * another part's line is first written out as it is, with ordinary stores). */
+#define CARRY_SLOTS STACK_PARTS
+
+/* Writes a carried line's bytes out with ordinary stores: no block on this thread continues it
+ * (the lines at the ends of a thread's share are written so by both threads). */
+static void carry_flush(line_carry *c) {
+    if (c->line != NULL) memcpy(c->line, c->bytes, c->filled);
+    c->line = NULL;
+}
+
+/* Part k's block in a streamed pass: first the line a carry holds at dst completed, then whole
+ * lines streamed, then the tail carried (the head of a block nothing carries for, and a block
+ * inside one line, take ordinary stores). */
+static void stream_block(const group_plan *g, line_carry *carry, size_t k, char *dst,
+                         const char *src, size_t n) {
+    for (size_t j = 0; j < CARRY_SLOTS; j++) {
+        line_carry *c = &carry[j];
+        if (c->line == NULL || c->line + c->filled != dst) continue;
+        size_t take = LINE_BYTES - c->filled < n ? LINE_BYTES - c->filled : n;
+        memcpy(c->bytes + c->filled, src, take);
+        c->filled += take;
+        dst += take;
+        src += take;
+        n -= take;
+        if (c->filled == LINE_BYTES) {
+            g->stream(c->line, 1, (const char *)c->bytes, 1, LINE_BYTES);
+            c->line = NULL;
+        }
+        break;
+    }
+    if (n == 0) return;
+    size_t head = dmlcpu_bytes_to_aligned(dst, LINE_BYTES);
+    if (head >= n) {
+        memcpy(dst, src, n);
+        return;
+    }
+    size_t body = (n - head) & ~(size_t)(LINE_BYTES - 1), tail = n - head - body;
+    memcpy(dst, src, head);
+    if (body > 0) g->stream(dst + head, 1, src + head, 1, body);
+    if (tail > 0) {
+        line_carry *own = &carry[k % CARRY_SLOTS];
+        carry_flush(own);
+        own->line = dst + head + body;
+        own->filled = tail;
+        memcpy(own->bytes, src + head + body, tail);
+    }
+}
+
+/* Part k's block at (dst, src): streamed with the thread's carries, or with ordinary stores. */
+static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *dst,
+                       const char *src, size_t n) {
+    if (g->stream != NULL) {
+        stream_block(g, carry, k, dst, src, n);
         return;
     }
     if (g->aligned != NULL && (int64_t)n >= ALIGNED_MIN_BLOCK_BYTES) {
@@ -93,13 +151,13 @@ static void copy_block(const group_plan *g, char *dst, const char *src, size_t n
 /* Outer flat indices [begin, end): every part's block at each, in part order. One outer dim
  * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of 256-byte
  * blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 so). */
-static void group_range(const group_plan *g, int64_t begin, int64_t end) {
+static void group_range(const group_plan *g, line_carry *carry, int64_t begin, int64_t end) {
     if (g->outer == 1) {
         for (int64_t i = begin; i < end; i++)
             for (size_t k = 0; k < g->count; k++) {
                 const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
-                copy_block(g, dst->data + i * dst->strides[0], src->data + i * src->strides[0],
-                           g->bytes[k]);
+                copy_block(g, carry, k, dst->data + i * dst->strides[0],
+                           src->data + i * src->strides[0], g->bytes[k]);
             }
         return;
     }
@@ -110,7 +168,7 @@ static void group_range(const group_plan *g, int64_t begin, int64_t end) {
         for (size_t k = 0; k < g->count; k++) {
             const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
             /* offsets bounded by the checked views' extents */
-            copy_block(g, dst->data + dmlcpu_walk_offset(&w, dst->strides),
+            copy_block(g, carry, k, dst->data + dmlcpu_walk_offset(&w, dst->strides),
                        src->data + dmlcpu_walk_offset(&w, src->strides), g->bytes[k]);
         }
     }
@@ -120,7 +178,10 @@ static void group_chunk(void *ctx, int chunk, int chunks) {
     const group_plan *g = ctx;
     int64_t lo, hi;
     dmlcpu_share(g->outer_count, 1, chunk, chunks, &lo, &hi);
-    group_range(g, lo, hi);
+    line_carry carry[CARRY_SLOTS];
+    for (size_t j = 0; j < CARRY_SLOTS; j++) carry[j].line = NULL;
+    group_range(g, carry, lo, hi);
+    for (size_t j = 0; j < CARRY_SLOTS; j++) carry_flush(&carry[j]);
     if (g->stream != NULL) dmlcpu_store_fence(); /* before this thread reports the chunk done */
 }
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import dmlcpu
+from dmlcpu import _core
 from dmlcpu._core import Plan
 from dmlcpu._errors import CoreError
 
@@ -134,6 +135,43 @@ def test_large_split_streams_exactly(dtype, outer, axis, sizes, isa, threads):
     dmlcpu.split(x, axis=axis, output_axis_sizes=sizes, outputs=[o.view for o in outs])
     for k, (o, expected) in enumerate(zip(outs, reference.split(x, axis, sizes))):
         o.check(expected, f"large split output {k}")
+
+
+# Streamed whatever this machine's cache (the threshold forced to 0), blocks of 256 bytes and
+# more on average: a line where two blocks meet is gathered and streamed whole once the block
+# after it (JOIN: the next part's, SPLIT: the same part's next) completes it. More parts than a
+# thread keeps carries for, blocks shorter than a line, one outer dim and two (walked); outputs
+# packed (lines carried from one outer index to the next) or padded (each row's last line written
+# out as it is).
+CARRIED = [
+    (np.int8, (1000,), 1, [600, 1, 517, 64, 255, 2, 900, 129, 77, 333]),
+    (np.float16, (3, 50), 2, [300, 7, 200, 33]),
+    (np.float32, (4, 3, 70), 3, [200, 1, 31, 64, 130]),
+    (np.float64, (700,), 1, [5, 64, 3, 90, 1]),
+]
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "padded"])
+@pytest.mark.parametrize("dtype, outer, axis, sizes", CARRIED)
+def test_streamed_blocks_carry_lines_exactly(dtype, outer, axis, sizes, packed, isa, threads):
+    rng = np.random.default_rng(10)
+    shape = list(outer)[:axis] + [0] + list(outer)[axis:]
+    ndim = len(shape)
+    layout = contiguous_layout(ndim) if packed else Layout(
+        tuple(range(ndim)), (1,) * ndim, (1,) * ndim)
+    xs = [random_input(rng, dtype, with_axis(shape, axis, n)) for n in sizes]
+    out = SentinelOutput(dtype, with_axis(shape, axis, sum(sizes)), layout)
+    outs = [SentinelOutput(dtype, with_axis(shape, axis, n), layout) for n in sizes]
+    before = _core._set_stream_threshold(0)
+    try:
+        dmlcpu.join(xs, axis=axis, out=out.view)
+        dmlcpu.split(out.view, axis=axis, output_axis_sizes=sizes,
+                     outputs=[o.view for o in outs])
+    finally:
+        _core._set_stream_threshold(before)
+    out.check(reference.join(xs, axis), "streamed join")
+    for k, (o, x) in enumerate(zip(outs, xs)):
+        o.check(x, f"streamed split output {k}")
 
 
 # Calls that stay in L2 (at most 1 MiB per thread), blocks of 1 KiB and more: stored through the

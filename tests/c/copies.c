@@ -122,7 +122,7 @@ void test_copies(void) {
 
 /* JOIN of parts along axis 1 of a (rows, sum of widths) output, then SPLIT back. */
 static void group_case(int64_t rows, const int64_t *widths, int count, size_t e) {
-    enum { MAXP = 4 };
+    enum { MAXP = 10 };
     int64_t total = 0;
     for (int k = 0; k < count; k++) total += widths[k];
     int64_t out_sizes[2] = {rows, total}, out_strides[2] = {total, 1};
@@ -200,6 +200,9 @@ static void tile_case(int32_t ndim, const int64_t *in_sizes, const int64_t *repe
 
 void test_groups_and_tiles(void) {
     static const int64_t small[] = {5, 1, 17}, wide[] = {33, 100, 17, 64}, long_[] = {1500, 2101};
+    /* more parts than a thread's line carries, some shorter than a line: 288 elements each on
+     * average, so they stream even at one byte */
+    static const int64_t mixed[] = {600, 1, 517, 64, 255, 2, 900, 129, 77, 333};
     for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
         size_t e = WIDTHS[w];
         group_case(7, small, 3, e);
@@ -207,6 +210,7 @@ void test_groups_and_tiles(void) {
         /* blocks of 1 KiB and more, streamed (the threshold forced to 0, whatever the cache) */
         dmlcpu_set_stream_threshold(0);
         group_case(300, long_, 2, e);
+        group_case(1000, mixed, 10, e); /* lines carried from block to block, on threads */
         dmlcpu_set_stream_threshold(-1);
         int64_t a[3] = {3, 5, 7}, ra[3] = {2, 3, 4};
         tile_case(3, a, ra, e, 1);
