@@ -39,7 +39,7 @@
  * says so for the bytes written, like the per-run streaming of a copy; shorter blocks only from
  * STREAM_SHORT_MIN_BYTES as well. Every line streams whole, the lines where blocks meet through
  * a carry (line_carry, below). On an Intel Xeon, one thread, us, ordinary stores / streamed:
- * JOIN 4x(N, w) along axis 1 at 8 MiB, 128-byte blocks int8 1434 / 1499, float32 1156 / 1442
+ * JOIN 4x(N, w) along axis 1 at 8 MiB, 128-byte blocks int8 1084 / 1466, float32 1156 / 1442
  * (at 32 MiB 1.13-1.31x as fast streamed); 256-byte ones float32 1013 / 982 (32 MiB: 1.6x);
  * JOIN 4x(32,256,256) int8 along axis 2 (256-byte blocks) 1957 / 1308, at 32 MiB 7468 / 4067;
  * SPLIT (32,256,1024) int8 into [100, 300, 624] 1357 / 1001 (benchmarks/NOTES.md).
