@@ -59,6 +59,16 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream)(char *dst, ptrdiff_t ds, co
     memcpy(dst, src, n);
 }
 
+/* n bytes (w <= n <= 2w) as two moves of w bytes, overlapping where n < 2w; w is a constant
+ * where this is inlined, so each move is one load or store */
+static DMLCPU_ALWAYS_INLINE void dmlcpu_copy_two(char *dst, const char *src, size_t n, size_t w) {
+    char first[32], last[32];
+    memcpy(first, src, w);
+    memcpy(last, src + n - w, w);
+    memcpy(dst, first, w);
+    memcpy(dst + n - w, last, w);
+}
+
 /*
  * n < 64 bytes inside one line of the destination (the ends of an aligned walk), without a call:
  * two moves of the largest power of two not above n, overlapping where n is not one, as glibc's
@@ -67,37 +77,12 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream)(char *dst, ptrdiff_t ds, co
  * SPLIT into [100, 300, 624] 1.05-1.08x; cold 0.95-1.01x (benchmarks/NOTES.md).
  */
 static DMLCPU_ALWAYS_INLINE void dmlcpu_copy_short(char *dst, const char *src, size_t n) {
-    if (n >= 32) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)src);
-        __m256i b = _mm256_loadu_si256((const __m256i *)(src + n - 32));
-        _mm256_storeu_si256((__m256i *)dst, a);
-        _mm256_storeu_si256((__m256i *)(dst + n - 32), b);
-    } else if (n >= 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)src);
-        __m128i b = _mm_loadu_si128((const __m128i *)(src + n - 16));
-        _mm_storeu_si128((__m128i *)dst, a);
-        _mm_storeu_si128((__m128i *)(dst + n - 16), b);
-    } else if (n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, src, 8);
-        memcpy(&b, src + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        memcpy(&a, src, 4);
-        memcpy(&b, src + n - 4, 4);
-        memcpy(dst, &a, 4);
-        memcpy(dst + n - 4, &b, 4);
-    } else if (n >= 2) {
-        uint16_t a, b;
-        memcpy(&a, src, 2);
-        memcpy(&b, src + n - 2, 2);
-        memcpy(dst, &a, 2);
-        memcpy(dst + n - 2, &b, 2);
-    } else if (n == 1) {
-        *dst = *src;
-    }
+    if (n >= 32) dmlcpu_copy_two(dst, src, n, 32);
+    else if (n >= 16) dmlcpu_copy_two(dst, src, n, 16);
+    else if (n >= 8) dmlcpu_copy_two(dst, src, n, 8);
+    else if (n >= 4) dmlcpu_copy_two(dst, src, n, 4);
+    else if (n >= 2) dmlcpu_copy_two(dst, src, n, 2);
+    else if (n == 1) *dst = *src;
 }
 
 /* Copies n bytes from row position (*r, *c) on, advancing it: the ragged ends of the rows copy. */
