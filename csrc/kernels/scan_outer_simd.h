@@ -87,13 +87,7 @@ static DMLCPU_ALWAYS_INLINE void SCAN_KERNEL(outer_rows)(
     SCAN_KERNEL(outer_scalar)(o, das, s, sas, acc, tail, n, rows, exclusive, first_row);
 }
 
-/*
- * One row of a chained scan (below): columns [0, head) and the tail one element at a time, the
- * vectors between forwards, or backwards where the destination is a little ahead of the source
- * within a page (outer_rows). Each element combines row k - 1's output (prev; the accumulators
- * for the first row) with row k's input; the last row leaves its results in the accumulators.
- */
-/* Columns [j, end) of one chained row, one element at a time. */
+/* Columns [j, end) of one chained row (chained_row), one element at a time. */
 static inline void SCAN_KERNEL(chained_scalar)(char *o, const char *prev, const char *s,
                                                SCAN_ACC *acc, size_t j, size_t end, int first,
                                                int last) {
