@@ -106,15 +106,15 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
                                    int stream, int64_t call_bytes);
 
 /*
- * Tuning shared by every driver (benchmarks/NOTES.md). Below DMLCPU_PARALLEL_MIN_BYTES per call
- * one thread does it all (waking the pool costs ~10-100 us), and each chunk gets at least
- * DMLCPU_PARALLEL_CHUNK_BYTES. An output is written with non-temporal stores, where a kernel has
- * them, when dmlcpu_streams says so for the bytes the call writes and reads from memory (cache.c:
- * a copy whose threads each write dmlcpu_stream_threshold() bytes, set from the last-level cache
- * at init; an output written from a cached block twice that), which cannot stay cached, so
- * ordinary stores would only evict useful lines.
+ * Tuning shared by every driver (benchmarks/NOTES.md). A call is shared between threads only in
+ * chunks of at least DMLCPU_PARALLEL_CHUNK_BYTES, so from twice that (a worker still asleep costs
+ * the caller only the wake-up call: it claims the chunk itself if the worker is late). An output
+ * is written with non-temporal stores, where a kernel has them, when dmlcpu_streams says so for
+ * the bytes the call writes and reads from memory (cache.c: a copy whose threads each write
+ * dmlcpu_stream_threshold() bytes, set from the last-level cache at init; an output written from a
+ * cached block twice that), which cannot stay cached, so ordinary stores would only evict useful
+ * lines.
  */
-#define DMLCPU_PARALLEL_MIN_BYTES ((int64_t)1 << 20)
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
 int dmlcpu_streams(int64_t written, int64_t read);
 /*
@@ -133,9 +133,8 @@ int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing);
 /*
  * The parallel-for every driver uses (threads.c). A call cuts its work into independent chunks
  * whose results do not depend on which thread runs them, nor on how many chunks there are.
- *   dmlcpu_threads_for: how many threads a call writing `bytes` bytes uses (1 below
- *     DMLCPU_PARALLEL_MIN_BYTES; never more than the thread count or
- *     bytes / DMLCPU_PARALLEL_CHUNK_BYTES);
+ *   dmlcpu_threads_for: how many threads a call writing `bytes` bytes uses (never more than
+ *     the thread count or bytes / DMLCPU_PARALLEL_CHUNK_BYTES, at least 1);
  *   dmlcpu_chunks_for: how many chunks such a call in `units` independent pieces should have
  *     (1 on one thread; else a few per thread, never more than
  *     bytes / DMLCPU_PARALLEL_CHUNK_BYTES or units);

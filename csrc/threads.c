@@ -54,8 +54,8 @@ int dmlcpu_get_num_threads(void) {
 #define CHUNKS_PER_THREAD 4
 
 int dmlcpu_threads_for(int64_t bytes) {
-    if (bytes < DMLCPU_PARALLEL_MIN_BYTES) return 1;
     int64_t threads = dmlcpu_get_num_threads(), by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
+    if (by_size < 1) return 1;
     return (int)(by_size < threads ? by_size : threads);
 }
 
