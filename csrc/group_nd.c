@@ -47,11 +47,12 @@
 #define STREAM_LONG_BLOCK_BYTES ((int64_t)256)
 #define STREAM_SHORT_MIN_BYTES ((int64_t)64 << 20)
 /* In a call that stays in L2 (dmlcpu_stays_in_l2), blocks this long or longer are stored in
- * aligned vectors; shorter ones lost by it (JOIN 4x(2,256,256) int8 along axis 2, 256-byte
- * blocks: 0.63x as fast; blocks of 1-5 KiB 0.98-1.02x, SPLIT's 64 KiB ones 0.99-1.05x, on AMD
- * Zen 4; float16's 512-byte ones at 512 KiB 1.05-1.30x as fast in the JOIN and 0.98-1.12x in
- * the SPLIT, on an Intel Xeon: benchmarks/NOTES.md). */
-#define ALIGNED_MIN_BLOCK_BYTES 512
+ * aligned vectors, the rows kernel's ends copied inline. On an Intel Xeon: float16's 512-byte
+ * blocks at 512 KiB 1.05-1.30x as fast in the JOIN and 0.98-1.12x in the SPLIT; int8's 256-byte
+ * ones (JOIN 4x(N,256,256) along axis 2) at 512 KiB-1 MiB 1.08-1.49x, SPLIT [100,300,624]
+ * 0.98-1.07x; 128 bytes no better (benchmarks/NOTES.md). (On AMD Zen 4, before the inline ends,
+ * 256-byte blocks lost: 0.63x.) */
+#define ALIGNED_MIN_BLOCK_BYTES 256
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
 
