@@ -65,6 +65,11 @@
  * float64 at 24 and 48 bytes apart 0.86-0.95 at 8 and 32 MiB, float32 at 48 bytes 0.95, int8
  * mixed: 0.88-0.93 at 8 MiB, 1.09-1.18 at 32 MiB; benchmarks/NOTES.md). */
 #define PREFETCH_MAX_STRIDE_BYTES 15
+/* Of a longer stretch only its first bytes up to here: the prefetchers take it on from there,
+ * and a prefetch per line of a 1.8-3.6 KiB stretch stalled the copy (full fill buffers) in L2.
+ * That SLICE, float16 and float32, against the whole stretch: 512 KiB 1.04-1.18x as fast, 8 MiB
+ * 0.97-1.13x, 32 MiB 1.00-1.05x; float64 0.97-1.04x (benchmarks/NOTES.md). */
+#define PREFETCH_MAX_SPAN_BYTES 1024
 
 /*
  * One copy, planned: dims [0, outer) are walked by the odometer; each step copies a "panel":
@@ -139,6 +144,7 @@ static void copy_range(const copy_plan *c, int64_t begin, int64_t end, int64_t l
             dmlcpu_walk_step(&next);
             const char *first = ahead[DMLCPU_SRC] + lo * c->ss;
             int64_t span = (hi - 1 - lo) * c->ss; /* to the last element read */
+            if (span > PREFETCH_MAX_SPAN_BYTES) span = PREFETCH_MAX_SPAN_BYTES;
             for (int64_t offset = 0; offset < span; offset += 64) dmlcpu_prefetch(first + offset);
             dmlcpu_prefetch(first + span);
         }
