@@ -173,7 +173,7 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     for (int32_t d = 0; d + 1 < c.ndim; d++) c.positions *= c.sizes[d];
     /* outer: a page of columns per chunk at least (each row's part of a narrower strip starts
      * the prefetchers anew: an int8 (8192,4096) scan along axis 0 in 2 KiB strips on 2 threads
-     * took 4x the time of one thread); line: whole groups of 16 lines */
+     * took 4x the time of one thread); line: whole groups of 16 lines (8 below) */
     c.align = outer ? (int64_t)(OUTER_STRIP_MIN_BYTES / elsize) : 16;
 
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
@@ -185,6 +185,10 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     int streams = outer ? dmlcpu_streams(total_bytes, total_bytes)
                         : total_bytes >= dmlcpu_stream_threshold() / 2;
     if (streams) c.flags |= DMLCPU_SCAN_STREAM;
+    /* Lines too few for a group of 16 per thread go in groups of 8 (float64's AVX-512 kernel
+     * takes 8 lines at once): (16,4096) float64 along axis 1, two threads, 1.27x / 1.84x as fast
+     * cold / warm, products 1.44x / 1.42x (benchmarks/NOTES.md). */
+    if (!outer && (scans + 15) / 16 < dmlcpu_threads_for(total_bytes)) c.align = 8;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
     dmlcpu_parallel(scan_chunk, &c, dmlcpu_chunks_for(total_bytes, groups));
     return DMLCPU_OK;

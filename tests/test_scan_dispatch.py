@@ -206,7 +206,9 @@ def test_float16_every_half_matches_the_portable_path(isa, op):
 LARGE = [((1024, 1031), 0, np.float32), ((1031, 1024), 1, np.float32),
          ((2048, 700), 0, np.int32), ((700, 2048), 1, np.int32),
          ((3, 300, 517), 1, np.float64), ((4, 257, 300), 2, np.float16),
-         ((3 * 10 ** 5,), 0, np.int64), ((2 * 10 ** 5,), 0, np.float32)]
+         ((3 * 10 ** 5,), 0, np.int64), ((2 * 10 ** 5,), 0, np.float32),
+         # fewer than 16 lines per thread: shared in groups of 8 lines
+         ((13, 6001), 1, np.float64), ((16, 9001), 1, np.float32)]
 
 
 @pytest.mark.parametrize("shape,axis,dtype", LARGE,
