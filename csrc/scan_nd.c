@@ -188,7 +188,7 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     /* Lines too few for a group of 16 per thread go in groups of 8 (float64's AVX-512 kernel
      * takes 8 lines at once): (16,4096) float64 along axis 1, two threads, 1.27x / 1.84x as fast
      * cold / warm, products 1.44x / 1.42x (benchmarks/NOTES.md). */
-    if (!outer && (scans + 15) / 16 < dmlcpu_threads_for(total_bytes)) c.align = 8;
+    if (!outer && (scans + c.align - 1) / c.align < dmlcpu_threads_for(total_bytes)) c.align = 8;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
     dmlcpu_parallel(scan_chunk, &c, dmlcpu_chunks_for(total_bytes, groups));
     return DMLCPU_OK;
