@@ -1,5 +1,6 @@
 """python -m dmlcpu bench: output paths checked before running, equal-thread rows in both
 protocols, peers checked against dmlcpu, missing peers skipped, the Markdown renderer."""
+import itertools
 import json
 import sys
 import time
@@ -209,11 +210,33 @@ def test_orders_are_a_balanced_latin_square(count):
     assert len(set(follows.values())) <= 1
 
 
+@pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
+def test_round_orders_relabel_each_balanced_cycle(count):
+    """The rounds' orders come in cycles, each the balanced square under one relabeling for
+    count + 1 cycles at a time (so each cycle is balanced), and the relabelings spread the
+    callable two calls back: in the square alone it is always a list neighbour (c +- 1)."""
+    square = _bench_timing.balanced_orders(count)
+    period = (count + 1) * len(square)
+    orders = list(itertools.islice(_bench_timing.round_orders(count), 40 * period))
+    labelings = []
+    for start in range(0, len(orders), period):
+        label = dict(zip(square[0], orders[start]))
+        assert orders[start:start + period] == [[label[i] for i in order]
+                                                for order in square] * (count + 1)
+        labelings.append(tuple(sorted(label.items())))
+    assert len(set(labelings)) > 1
+    two_back = {(order[p - 2], order[p]) for order in orders for p in range(2, count)}
+    if count >= 4:
+        assert two_back == {(a, b) for a in range(count) for b in range(count) if a != b}
+    square_two_back = {(order[p - 2], order[p]) for order in square for p in range(2, count)}
+    assert all((b - a) % count in (1, count - 1) for a, b in square_two_back)
+
+
 @pytest.mark.parametrize("protocol", ["cold", "warm"])
 def test_rounds_follow_the_balanced_orders(protocol, monkeypatch):
-    """Round r runs the callables in the r-th balanced order (3 callables: a cycle of 6), so
-    none always follows the same one; each callable's samples stay its own (a fake clock that
-    each callable advances by its own step)."""
+    """Round r runs the callables in the r-th order of round_orders (3 callables: cycles of 6,
+    each relabeled), so none always follows the same one; each callable's samples stay its own
+    (a fake clock that each callable advances by its own step)."""
     clock = [0.0]
     log = []
     monkeypatch.setattr(_bench_timing.time, "perf_counter", lambda: clock[0])
@@ -227,10 +250,12 @@ def test_rounds_follow_the_balanced_orders(protocol, monkeypatch):
     medians, samples = _bench_timing.PROTOCOLS[protocol](fns, budget=0.0, min_rounds=7,
                                                           max_rounds=7)
     # set-up calls first, then per round each callable's calls together (warm: untimed + batch),
-    # which these runs of one name count once (round 4's last call and round 5's first too)
+    # which these runs of one name count once (a round ending with the name the next begins with
+    # too)
     def runs(names):
         return [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]
-    rounds = runs("abc" "bca" "cab" "cba" "acb" "bac" "abc")
+    orders = itertools.islice(_bench_timing.round_orders(3), 7)
+    rounds = runs("".join("abc"[i] for order in orders for i in order))
     assert runs(log)[-len(rounds):] == rounds
     assert samples == [[pytest.approx(t)] * 7 for t in (1e-4, 1e-3, 3e-3)]
     assert medians == [pytest.approx(1e-4), pytest.approx(1e-3), pytest.approx(3e-3)]

@@ -101,15 +101,29 @@ static inline void DMLCPU_KERNEL(copy_row_bytes)(char *dst, const char *src, ptr
     }
 }
 
+/* How far ahead of its stores the aligned walk asks for destination lines where it prefetches
+ * (DMLCPU_ROWS_PREFETCHED). 1, 2 and 4 KiB measured alike (benchmarks/NOTES.md). */
+#define DMLCPU_ROWS_PREFETCH_BYTES 2048
+
+/* Prefetches the destination's lines from offset *next on, up to DMLCPU_ROWS_PREFETCH_BYTES past
+ * offset at (not past total), advancing *next. */
+static DMLCPU_ALWAYS_INLINE void dmlcpu_prefetch_ahead(const char *dst, size_t *next, size_t at,
+                                                       size_t total) {
+    size_t upto = total - at > DMLCPU_ROWS_PREFETCH_BYTES ? at + DMLCPU_ROWS_PREFETCH_BYTES : total;
+    for (; *next < upto; *next += 64) dmlcpu_prefetch(dst + *next);
+}
+
 /*
  * Rows (row >= one vector) into one packed destination, walked in aligned vectors whatever the
  * row boundaries: the vectors inside a row in an unrolled loop, one straddling two rows loaded in
- * two parts. Non-temporal (stream) or ordinary stores, chosen by the caller at compile time.
+ * two parts. Non-temporal (stream) or ordinary stores, and (prefetch) each destination line asked
+ * for DMLCPU_ROWS_PREFETCH_BYTES ahead or not, chosen by the caller at compile time.
  */
 static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_rows_aligned)(char *dst, const char *src,
                                                                   ptrdiff_t ss, size_t row,
-                                                                  size_t rows, int stream) {
-    size_t total = row * rows, r = 0, c = 0;
+                                                                  size_t rows, int stream,
+                                                                  int prefetch) {
+    size_t total = row * rows, r = 0, c = 0, ahead = 0;
     size_t head = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
     if (head > total) head = total;
     dmlcpu_copy_short(dst, src, head); /* inside row 0: head < a vector <= row */
@@ -119,8 +133,11 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_rows_aligned)(char *dst, con
         const char *s = src + (ptrdiff_t)r * ss + (ptrdiff_t)c;
         char *d = dst + p;
         size_t inside = row - c < total - p ? row - c : total - p, i = 0;
-        for (; i + 4 * DMLCPU_VEC_BYTES <= inside; i += 4 * DMLCPU_VEC_BYTES)
+        if (prefetch) dmlcpu_prefetch_ahead(dst, &ahead, p, total);
+        for (; i + 4 * DMLCPU_VEC_BYTES <= inside; i += 4 * DMLCPU_VEC_BYTES) {
+            if (prefetch) dmlcpu_prefetch_ahead(dst, &ahead, p + i, total);
             dmlcpu_copy_vec4(d + i, s + i, stream);
+        }
         for (; i + DMLCPU_VEC_BYTES <= inside; i += DMLCPU_VEC_BYTES) {
             if (stream) dmlcpu_vec_stream(d + i, dmlcpu_vec_load(s + i));
             else dmlcpu_vec_store(d + i, dmlcpu_vec_load(s + i));
@@ -156,9 +173,9 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_rows_aligned)(char *dst, con
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src,
                                                          ptrdiff_t ss, size_t row, size_t rows,
-                                                         int cached) {
-    (void)cached;
-    DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 1);
+                                                         int where) {
+    (void)where;
+    DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 1, 0);
 }
 
 /*
@@ -170,16 +187,23 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
  * string copy from the line boundary on. There, TILE (r,1,1024) x (1,64,1) at 8 MiB, the aligned
  * walk took 1.38-1.43x the time of unaligned vectors row by row cold (one thread), and those
  * (stores straddling two lines in NumPy's large arrays, 16 bytes into a page) 1.03-1.06x the time
- * of the string copy cold and warm, 1.11-1.18x warm on two threads (benchmarks/NOTES.md).
+ * of the string copy cold and warm, 1.11-1.18x warm on two threads (benchmarks/NOTES.md). From a
+ * source that stays cached (DMLCPU_ROWS_PREFETCHED), aligned vectors with the destination's lines
+ * prefetched: that TILE at 8 MiB on two threads took 0.50-0.95x the time cold and 0.69-0.91x warm
+ * (one thread 0.97-1.03x; the copy_nd.c rule).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
-                                                      size_t row, size_t rows, int cached) {
+                                                      size_t row, size_t rows, int where) {
     if (row < DMLCPU_VEC_BYTES) {
         for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
         return;
     }
-    if (cached || row < 64) {
-        DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0);
+    if (where == DMLCPU_ROWS_PREFETCHED) {
+        DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 1);
+        return;
+    }
+    if (where == DMLCPU_ROWS_CACHED || row < 64) {
+        DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 0);
         return;
     }
     for (size_t r = 0; r < rows; r++, dst += row, src += ss) {

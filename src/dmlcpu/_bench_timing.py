@@ -8,7 +8,14 @@ back while the next call runs), so the rounds follow a balanced Latin square (Wi
 cycle of n rounds (2n for an odd n) every callable runs in every position and right after every
 other one equally often. (Turning one order each round, A B C, B C A, C A B, changed only the
 call at each round's start: every other call followed the same callable every time, dmlcpu the
-peer before it in the list and NumPy the memcpy reference.) *warm*: in each round every callable
+peer before it in the list and NumPy the memcpy reference.) In a Williams square the callable two
+calls back is always a neighbour in the list (c - 1 or c + 1), and that mattered too: two
+identical callables listed first and second, before the memcpy reference and the peers, differed
+by 1.0-3.7% cold (the second slower) in all of eight cells (512 KiB TILE and JOIN, two runs). So
+the square runs under a fresh random relabeling of the callables every n + 1 cycles (seeded: every
+run the same sequence), which keeps each cycle balanced and spreads the longer lags: the same pair
+then read 0.988-1.004 (mean 0.996).
+*warm*: in each round every callable
 runs a batch of calls back to back after one untimed call, so its data is cached as far as it
 fits. Both report the median over rounds; interleaving the rounds makes a burst
 of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
@@ -27,6 +34,7 @@ each callable owning one set drew its luck once per process; rotating through sh
 every callable the same draw.
 """
 import itertools
+import random
 import time
 
 WARM_BATCH_SECONDS = 2e-3
@@ -68,6 +76,21 @@ def balanced_orders(count):
     return orders + [order[::-1] for order in orders] if count % 2 and count > 1 else orders
 
 
+def round_orders(count, seed=0):
+    """The rounds' orders, endlessly: cycles of balanced_orders(count), every count + 1 cycles
+    under a fresh random relabeling of the callables (a permutation: each cycle stays balanced;
+    count + 1 cycles are the buffer sets' period, _rotation, so each labeling still has every
+    callable time every set equally often)."""
+    rng = random.Random(seed)
+    square = balanced_orders(count)
+    while True:
+        labels = list(range(count))
+        rng.shuffle(labels)
+        for _ in range(count + 1):
+            for order in square:
+                yield [labels[i] for i in order]
+
+
 def _alternatives(fns):
     return [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
 
@@ -93,10 +116,10 @@ def cold(fns, budget, min_rounds=5, max_rounds=400):
         fn()  # first-touch page faults, lazy imports, thread pool start
     samples = [[] for _ in fns]
     next_call = _rotation(alternatives)
-    orders = balanced_orders(len(fns))
+    orders = round_orders(len(fns))
 
     def step(round_):
-        for i in orders[round_ % len(orders)]:
+        for i in next(orders):
             fn = next_call(i)
             t0 = time.perf_counter()
             fn()
@@ -120,10 +143,10 @@ def warm(fns, budget, min_rounds=5, max_rounds=400):
     batch = max(1, min(1000, int(WARM_BATCH_SECONDS / min(once))))
     samples = [[] for _ in fns]
     next_call = _rotation(alternatives)
-    orders = balanced_orders(len(fns))
+    orders = round_orders(len(fns))
 
     def step(round_):
-        for i in orders[round_ % len(orders)]:
+        for i in next(orders):
             fn = next_call(i)
             fn()  # untimed: brings this callable's data back into the caches
             t0 = time.perf_counter()

@@ -89,12 +89,13 @@ static void large_copies(size_t e) {
     dmlcpu_set_stream_threshold(0);
     copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows");
     /* the same with ordinary stores (the rows kernel, its rows shared among threads), and one
-     * row repeated (a TILE's) */
+     * row repeated (a TILE's: beyond L2, its destination lines prefetched) */
     dmlcpu_set_stream_threshold((int64_t)1 << 62);
     copy_case(2, r_sizes, r_dst, r_src, e, "5 MiB of 100-byte rows, cached");
     int64_t r_same[2] = {0, 1};
     copy_case(2, r_sizes, r_dst, r_same, e, "5 MiB of one 100-byte row");
-    /* rows of 2 KiB and more beyond L2: row by row (on x86 the string copy) */
+    /* rows of 2 KiB and more beyond L2: row by row (on x86 the string copy); one row repeated:
+     * prefetched as above (on one thread; on three each thread's share stays in L2) */
     int64_t l_row = 4100 / (int64_t)e, l_sizes[2] = {((int64_t)3 << 20) / 4100 + 1, l_row};
     int64_t l_dst[2] = {l_row, 1}, l_src[2] = {l_row + 3, 1};
     copy_case(2, l_sizes, l_dst, l_src, e, "3 MiB of 4100-byte rows");
