@@ -41,17 +41,13 @@
  */
 #define ROWS_UNALIGNED_MIN_BYTES 2048
 /*
- * Rows read from a source that stays cached and written beyond L2: a TILE's (it reads at most
- * 1/PREFETCHED_MIN_REPEATS of what it writes). The rows kernel walks them aligned and asks for
- * each destination line ahead (DMLCPU_ROWS_PREFETCHED), whatever the row length. TILE (r,1,1024)
- * x (1,64,1) at 8 MiB (rows of 1-8 KiB), against the rules above: two threads 1.05-2.0x as fast
- * cold and 1.10-1.44x warm, one thread 0.97-1.03x. Within L2 the prefetches cost more than they
- * saved: at 512 KiB 1.06-1.20x as fast cold but 0.82-0.97x warm (benchmarks/NOTES.md).
+ * Rows read from a source that stays cached are taken as cached too, wherever they are written: a
+ * TILE's (it reads at most 1/CACHED_SOURCE_MIN_REPEATS of what it writes). The rows kernel then
+ * walks them aligned, asking for each destination line ahead, whatever the row length. TILE
+ * (r,1,1024) x (1,64,1) at 8 MiB (rows of 1-8 KiB), against the rules above: two threads
+ * 1.05-2.0x as fast cold and 1.10-1.44x warm, one thread 0.97-1.03x (benchmarks/NOTES.md).
  */
-#define PREFETCHED_MIN_REPEATS 4
-/* ... and where each rows kernel call writes this much: TILE (1,c,32,32) x (8,1,4,4) float32
- * (calls of four 128-byte rows) took 1.12x as long on two threads at 8 MiB prefetched. */
-#define PREFETCHED_MIN_PANEL_BYTES ((int64_t)8 << 10)
+#define CACHED_SOURCE_MIN_REPEATS 4
 /*
  * Blocked transpose: when the destination is packed, the source's inner stride is at least
  * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
@@ -101,7 +97,7 @@ typedef struct copy_plan {
     panel_kind kind;
     int streams;          /* non-temporal stores: fence after the chunk */
     dmlcpu_copy_rows_fn rows_kernel; /* PANEL_ROWS; for PANEL_RUN, set to store aligned */
-    int rows_where;       /* PANEL_ROWS: where the rows kernel takes its operands to be */
+    int rows_cached;      /* PANEL_ROWS: the destination is taken to be in cache, or the source */
     int64_t rows, run;    /* panel shape: rows = 1 for PANEL_RUN; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
     int64_t groups;       /* PANEL_ROWS: groups of rows in the panel (1: the rows alone) */
@@ -115,7 +111,7 @@ typedef struct copy_plan {
 
 static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t lo, int64_t hi) {
     if (c->kind == PANEL_RUN && c->rows_kernel != NULL) { /* a packed run stored aligned */
-        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, DMLCPU_ROWS_CACHED);
+        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, 1);
         return;
     }
     if (c->kind == PANEL_RUN) {
@@ -125,7 +121,7 @@ static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t l
     if (c->kind == PANEL_ROWS) {
         for (int64_t g = 0; g < c->groups; g++, dst += c->group_ds, src += c->group_ss)
             c->rows_kernel(dst + lo * c->row_ds, src + lo * c->row_ss, c->row_ss, (size_t)c->run,
-                           (size_t)(hi - lo), c->rows_where);
+                           (size_t)(hi - lo), c->rows_cached);
         return;
     }
     /* rows [lo, hi) of the panel, in blocks; each block reads a narrow band of source lines */
@@ -188,8 +184,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
     copy_plan c; /* every field set here or below: zeroing it all took longer than a tiny copy */
     c.p = p;
     c.kind = PANEL_RUN;
-    c.streams = c.split_panel = c.prefetch = 0;
-    c.rows_where = DMLCPU_ROWS_UNCACHED;
+    c.streams = c.split_panel = c.prefetch = c.rows_cached = 0;
     c.rows_kernel = NULL;
     c.row_ds = c.row_ss = c.group_ds = c.group_ss = 0;
     c.groups = 1;
@@ -234,14 +229,9 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.kind = PANEL_ROWS;
             c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
+            c.rows_cached = c.run < ROWS_UNALIGNED_MIN_BYTES || dmlcpu_stays_in_l2(call) ||
+                            read_bytes <= total_bytes / CACHED_SOURCE_MIN_REPEATS;
             c.rows = p->sizes[inner - 1];
-            if (dmlcpu_stays_in_l2(call))
-                c.rows_where = DMLCPU_ROWS_CACHED;
-            else if (read_bytes <= total_bytes / PREFETCHED_MIN_REPEATS &&
-                     c.run * c.rows >= PREFETCHED_MIN_PANEL_BYTES)
-                c.rows_where = DMLCPU_ROWS_PREFETCHED;
-            else if (c.run < ROWS_UNALIGNED_MIN_BYTES)
-                c.rows_where = DMLCPU_ROWS_CACHED;
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];
         }

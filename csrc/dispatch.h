@@ -15,20 +15,11 @@
 
 #define DMLCPU_COPY_WIDTHS 4 /* 1, 2, 4, 8 bytes */
 
-/* Where a rows kernel's destination and source are taken to be (its last argument); how the
- * kernel stores may depend on it. */
-enum {
-    DMLCPU_ROWS_UNCACHED = 0,  /* the destination is beyond the caches */
-    DMLCPU_ROWS_CACHED = 1,    /* it is small enough to be in cache */
-    DMLCPU_ROWS_PREFETCHED = 2 /* beyond the caches, but the source stays cached (a TILE's
-                                  repeated input): the destination's lines are worth asking for
-                                  ahead */
-};
-
 /* Copies rows of row_bytes each, src rows src_row_stride apart, into one packed destination.
- * where: DMLCPU_ROWS_*. */
+ * cached: the destination is small enough to be in cache, or the source is (a TILE's repeated
+ * input); how a kernel stores may depend on it. */
 typedef void (*dmlcpu_copy_rows_fn)(char *dst, const char *src, ptrdiff_t src_row_stride,
-                                    size_t row_bytes, size_t rows, int where);
+                                    size_t row_bytes, size_t rows, int cached);
 
 typedef struct dmlcpu_copy_kernels {
     dmlcpu_copy_run_fn run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];

@@ -143,7 +143,7 @@ static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *d
         return;
     }
     if (g->aligned != NULL && (int64_t)n >= ALIGNED_MIN_BLOCK_BYTES) {
-        g->aligned(dst, src, 0, n, 1, DMLCPU_ROWS_CACHED); /* its aligned walk, as one row */
+        g->aligned(dst, src, 0, n, 1, 1); /* its aligned walk, as one row */
         return;
     }
     g->packed(dst, 1, src, 1, n);

@@ -15,8 +15,8 @@ static inline void COPY_KERNEL(cc)(char *dst, ptrdiff_t ds, const char *src, ptr
 #if COPY_BITS == 8 /* rows of bytes, whatever the element width */
 /* Rows into one packed destination (dmlcpu_copy_rows_fn), one memcpy each. */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_rows)(char *dst, const char *src, ptrdiff_t ss,
-                                                  size_t row, size_t rows, int where) {
-    (void)where;
+                                                  size_t row, size_t rows, int cached) {
+    (void)cached;
     for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
 }
 #endif

@@ -101,9 +101,19 @@ static inline void DMLCPU_KERNEL(copy_row_bytes)(char *dst, const char *src, ptr
     }
 }
 
-/* How far ahead of its stores the aligned walk asks for destination lines where it prefetches
- * (DMLCPU_ROWS_PREFETCHED). 1, 2 and 4 KiB measured alike (benchmarks/NOTES.md). */
+/*
+ * The aligned walk with ordinary stores asks for each destination line this far ahead, where the
+ * call writes at least DMLCPU_ROWS_PREFETCH_MIN_BYTES: a store that misses L1 waits for its line,
+ * from L2 too (the hardware prefetchers serve loads). Against no prefetch, one thread, 512 KiB,
+ * warm: the window SLICE 1.00-1.05x as fast, JOIN and SPLIT along axis 1 1.00-1.08x, JOIN along
+ * axis 2 float32 / float64 (1 / 2 KiB blocks) 1.14x / 1.16x, SPLIT into [100, 300, 624]
+ * 1.01-1.09x, TILE 1.01-1.05x; cold 0.96-1.11x. Two threads at 512 KiB 0.93-1.13x, at 8 MiB
+ * within the A/B's own order effect (0.95-1.05x) but TILE 1.05-1.49x. float16's 512-byte JOIN
+ * blocks took 0.83x warm: hence the floor. 1, 2 and 4 KiB ahead measured alike
+ * (benchmarks/NOTES.md).
+ */
 #define DMLCPU_ROWS_PREFETCH_BYTES 2048
+#define DMLCPU_ROWS_PREFETCH_MIN_BYTES 1024
 
 /* Prefetches the destination's lines from offset *next on, up to DMLCPU_ROWS_PREFETCH_BYTES past
  * offset at (not past total), advancing *next. */
@@ -173,8 +183,8 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_rows_aligned)(char *dst, con
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char *src,
                                                          ptrdiff_t ss, size_t row, size_t rows,
-                                                         int where) {
-    (void)where;
+                                                         int cached) {
+    (void)cached;
     DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 1, 0);
 }
 
@@ -187,23 +197,21 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
  * string copy from the line boundary on. There, TILE (r,1,1024) x (1,64,1) at 8 MiB, the aligned
  * walk took 1.38-1.43x the time of unaligned vectors row by row cold (one thread), and those
  * (stores straddling two lines in NumPy's large arrays, 16 bytes into a page) 1.03-1.06x the time
- * of the string copy cold and warm, 1.11-1.18x warm on two threads (benchmarks/NOTES.md). From a
- * source that stays cached (DMLCPU_ROWS_PREFETCHED), aligned vectors with the destination's lines
- * prefetched: that TILE at 8 MiB on two threads took 0.50-0.95x the time cold and 0.69-0.91x warm
- * (one thread 0.97-1.03x; the copy_nd.c rule).
+ * of the string copy cold and warm, 1.11-1.18x warm on two threads (benchmarks/NOTES.md). Its
+ * source cached instead (copy_nd.c), the aligned walk prefetching the destination took 0.50-0.95x
+ * their time cold and 0.69-0.91x warm on two threads (one thread 0.97-1.03x).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
-                                                      size_t row, size_t rows, int where) {
+                                                      size_t row, size_t rows, int cached) {
     if (row < DMLCPU_VEC_BYTES) {
         for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
         return;
     }
-    if (where == DMLCPU_ROWS_PREFETCHED) {
-        DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 1);
-        return;
-    }
-    if (where == DMLCPU_ROWS_CACHED || row < 64) {
-        DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 0);
+    if (cached || row < 64) {
+        if (row * rows >= DMLCPU_ROWS_PREFETCH_MIN_BYTES)
+            DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 1);
+        else
+            DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 0);
         return;
     }
     for (size_t r = 0; r < rows; r++, dst += row, src += ss) {
