@@ -235,8 +235,8 @@ def test_round_orders_relabel_each_balanced_cycle(count):
 @pytest.mark.parametrize("protocol", ["cold", "warm"])
 def test_rounds_follow_the_balanced_orders(protocol, monkeypatch):
     """Round r runs the callables in the r-th order of round_orders (3 callables: cycles of 6,
-    each relabeled), so none always follows the same one; each callable's samples stay its own
-    (a fake clock that each callable advances by its own step)."""
+    relabeled every 4), so none always follows the same one; each callable's samples stay its
+    own (a fake clock that each callable advances by its own step)."""
     clock = [0.0]
     log = []
     monkeypatch.setattr(_bench_timing.time, "perf_counter", lambda: clock[0])

@@ -1,27 +1,25 @@
 """Timing for the benchmark: two protocols over a list of callables.
 
-*cold*: rounds interleaved, one call per sample, so each call finds the caches holding the data
-the other callables just touched (on other buffers than its own). A call's time depends on what
-ran just before it (in one process here the first call after another's large output measured up
-to 20% slower than the later ones; a predecessor's output still dirty in the cache is written
-back while the next call runs), so the rounds follow a balanced Latin square (Williams): over a
-cycle of n rounds (2n for an odd n) every callable runs in every position and right after every
-other one equally often. (Turning one order each round, A B C, B C A, C A B, changed only the
-call at each round's start: every other call followed the same callable every time, dmlcpu the
-peer before it in the list and NumPy the memcpy reference.) In a Williams square the callable two
-calls back is always a neighbour in the list (c - 1 or c + 1), and that mattered too: two
-identical callables listed first and second, before the memcpy reference and the peers, differed
-by 1.0-3.7% cold (the second slower) in all of eight cells (512 KiB TILE and JOIN, two runs). So
-the square runs under a fresh random relabeling of the callables every n + 1 cycles (seeded: every
-run the same sequence), which keeps each cycle balanced and spreads the longer lags: the same pair
-then read 0.988-1.004 (mean 0.996).
-*warm*: in each round every callable
-runs a batch of calls back to back after one untimed call, so its data is cached as far as it
-fits. Both report the median over rounds; interleaving the rounds makes a burst
-of load from other processes hit every callable alike, so their ratios stay meaningful on a shared
-machine. `paired` compares two callables round by round (the median of their per-round ratios),
-so a burst of load within a round counts against both. `placed` puts every callable's buffers at
-the same places.
+*cold*: rounds interleaved, one call per sample, so each call finds the caches holding the data the
+other callables just touched (on other buffers than its own). A call's time depends on what ran
+just before it (in one process here the first call after another's large output measured up to 20%
+slower than the later ones; a predecessor's output still dirty in the cache is written back while
+the next call runs), so the rounds follow a balanced Latin square (Williams): over a cycle of n
+rounds (2n for an odd n) every callable runs in every position and right after every other one
+equally often. (Turning one order each round, A B C, B C A, C A B, changed only the call at each
+round's start: every other call followed the same callable every time, dmlcpu the peer before it in
+the list and NumPy the memcpy reference.) In a Williams square the callable two calls back is
+always a neighbour in the list (c - 1 or c + 1), and that mattered too: two identical callables
+listed first and second, before the memcpy reference and the peers, differed by 1.0-3.7% cold (the
+second slower) in all of eight cells (512 KiB TILE and JOIN, two runs). So the square runs under a
+fresh random relabeling of the callables every n + 1 cycles (seeded: every run the same sequence),
+which keeps each cycle balanced and spreads the longer lags: the same pair then read 0.988-1.004
+(mean 0.996). *warm*: in each round every callable runs a batch of calls back to back after one
+untimed call, so its data is cached as far as it fits. Both report the median over rounds;
+interleaving the rounds makes a burst of load from other processes hit every callable alike, so
+their ratios stay meaningful on a shared machine. `paired` compares two callables round by round
+(the median of their per-round ratios), so a burst of load within a round counts against both.
+`placed` puts every callable's buffers at the same places.
 
 A callable may be given as a list of alternatives, the same call on different buffer sets: the
 protocol's c-th call (warm: batch), counting every callable's, takes alternative c % len. With n
