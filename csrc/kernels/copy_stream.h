@@ -107,8 +107,8 @@ static inline void DMLCPU_KERNEL(copy_row_bytes)(char *dst, const char *src, ptr
  * from L2 too (the hardware prefetchers serve loads). Against no prefetch, one thread, 512 KiB,
  * warm: the window SLICE 1.00-1.05x as fast, JOIN and SPLIT along axis 1 1.00-1.08x, JOIN along
  * axis 2 float32 / float64 (1 / 2 KiB blocks) 1.14x / 1.16x, SPLIT into [100, 300, 624]
- * 1.01-1.09x, TILE 1.01-1.05x; cold 0.96-1.11x. Two threads at 512 KiB 0.93-1.13x, at 8 MiB
- * within the A/B's own order effect (0.95-1.05x) but TILE 1.05-1.49x. float16's 512-byte JOIN
+ * 1.01-1.09x, TILE 0.99-1.05x; cold 0.96-1.11x. Two threads at 512 KiB 0.93-1.17x, at 8 MiB within
+ * the A/B's own order effect (0.95-1.05x) but TILE (r,1,1024) 1.05-1.49x. float16's 512-byte JOIN
  * blocks took 0.83x warm: hence the floor. 1, 2 and 4 KiB ahead measured alike
  * (benchmarks/NOTES.md).
  */
