@@ -21,6 +21,19 @@
 typedef void (*dmlcpu_copy_rows_fn)(char *dst, const char *src, ptrdiff_t src_row_stride,
                                     size_t row_bytes, size_t rows, int cached);
 
+/* One part of a packed destination filled block by block (dmlcpu_copy_blocks_fn): its block at
+ * row r is bytes long, at src + r * stride. */
+typedef struct dmlcpu_copy_part {
+    const char *src;
+    ptrdiff_t stride;
+    size_t bytes;
+} dmlcpu_copy_part;
+
+/* Fills a packed destination with rows [first, first + rows) of the parts' blocks, each row part
+ * 0's block, then part 1's, ... (a JOIN's output), dst at row first's start; count >= 1. */
+typedef void (*dmlcpu_copy_blocks_fn)(char *dst, const dmlcpu_copy_part *parts, size_t count,
+                                      size_t first, size_t rows);
+
 typedef struct dmlcpu_copy_kernels {
     dmlcpu_copy_run_fn run[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT];
     /* Contiguous bytes with non-temporal stores, for outputs far larger than the caches;
@@ -32,6 +45,9 @@ typedef struct dmlcpu_copy_kernels {
     /* Packed destination filled from rows with ordinary stores, in one call for all of them (a
      * TILE's repeats of a cached row, a SLICE's rows). */
     dmlcpu_copy_rows_fn rows;
+    /* Packed destination in cache filled from the blocks of several parts (each 64 bytes or
+     * longer), in one call: a JOIN's output in L2. */
+    dmlcpu_copy_blocks_fn blocks;
 } dmlcpu_copy_kernels;
 
 typedef struct dmlcpu_copy_isas {
@@ -39,6 +55,7 @@ typedef struct dmlcpu_copy_isas {
     int8_t stream;
     int8_t stream_rows;
     int8_t rows;
+    int8_t blocks;
 } dmlcpu_copy_isas;
 
 /* ---- scan section: one outer and one line kernel per scan type and operation (internal.h). An

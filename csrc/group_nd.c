@@ -5,10 +5,11 @@
  * Copied part by part, a JOIN along an inner axis writes short runs spread over the whole output
  * once per input: no run is long enough to stream, and every destination line is read before it
  * is written (read for ownership), a quarter of it at a time. Walking the outer indices once and
- * copying every part's block at each writes the output front to back. A large output then
- * streams whole cache lines only: a line where two blocks meet is gathered from both and
- * streamed once the second completes it (line_carry); only the lines at the ends of a thread's
- * share, or where blocks do not follow each other, get ordinary stores. No line mixes the two
+ * copying every part's block at each writes the output front to back (in L2, a JOIN's in one
+ * aligned walk across the blocks: the blocks kernel). A large output then streams whole cache
+ * lines only: a line where two blocks meet is gathered from both and streamed once the second
+ * completes it (line_carry); only the lines at the ends of a thread's share, or where blocks do
+ * not follow each other, get ordinary stores. No line mixes the two
  * kinds of store (streaming short runs whose edge lines did was several times slower, and
  * storing the meeting lines ordinarily made them be read first: benchmarks/NOTES.md).
  *
@@ -51,7 +52,9 @@
  * blocks at 512 KiB 1.05-1.30x as fast in the JOIN and 0.98-1.12x in the SPLIT; int8's 256-byte
  * ones (JOIN 4x(N,256,256) along axis 2) at 512 KiB-1 MiB 1.08-1.49x, SPLIT [100,300,624]
  * 0.98-1.07x; 128 bytes no better (benchmarks/NOTES.md). (On AMD Zen 4, before the inline ends,
- * 256-byte blocks lost: 0.63x.) */
+ * 256-byte blocks lost: 0.63x.) Where the blocks, all this long or longer, fill the destination
+ * front to back (a JOIN's: fills_packed_rows), the blocks kernel walks them all in one aligned
+ * walk instead (copy_stream.h: 1.01-1.75x as fast again warm). */
 #define ALIGNED_MIN_BLOCK_BYTES 256
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
@@ -71,6 +74,8 @@ typedef struct group_plan {
     dmlcpu_copy_run_fn packed; /* the contiguous kernel (ordinary stores) */
     dmlcpu_copy_run_fn stream; /* non-temporal contiguous kernel, or NULL: ordinary stores */
     dmlcpu_copy_rows_fn aligned; /* the rows kernel, for long blocks of a call in L2, or NULL */
+    dmlcpu_copy_blocks_fn blocks; /* the blocks kernel, where it writes every block, or NULL */
+    dmlcpu_copy_part *parts;      /* for it: each part's source block at outer index 0 */
 } group_plan;
 
 /*
@@ -153,6 +158,11 @@ static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *d
  * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of 256-byte
  * blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 so). */
 static void group_range(const group_plan *g, line_carry *carry, int64_t begin, int64_t end) {
+    if (g->blocks != NULL) { /* the destination rows [begin, end), packed */
+        g->blocks(g->ops[0].data + begin * g->ops[0].strides[0], g->parts, g->count,
+                  (size_t)begin, (size_t)(end - begin));
+        return;
+    }
     if (g->outer == 1) {
         for (int64_t i = begin; i < end; i++)
             for (size_t k = 0; k < g->count; k++) {
@@ -238,6 +248,20 @@ static void copy_parts(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t 
     }
 }
 
+/* Whether the parts' blocks, in part order, fill the destination front to back, one outer index
+ * after another, each ALIGNED_MIN_BLOCK_BYTES or longer (a JOIN's). */
+static int fills_packed_rows(const group_plan *g, int64_t block_bytes) {
+    if (g->outer != 1) return 0;
+    const char *at = g->ops[0].data;
+    for (size_t k = 0; k < g->count; k++) {
+        if (g->ops[2 * k].data != at || g->ops[2 * k].strides[0] != block_bytes ||
+            (int64_t)g->bytes[k] < ALIGNED_MIN_BLOCK_BYTES)
+            return 0;
+        at += g->bytes[k];
+    }
+    return 1;
+}
+
 /* Plans and runs the one pass over checked parts; returns 0, having written nothing, when the
  * parts are better copied one by one. */
 static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *srcs,
@@ -263,6 +287,14 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
         g->stream = table->copy.stream;
     else if (dmlcpu_stays_in_l2(total_bytes))
         g->aligned = table->copy.rows;
+    if (g->aligned != NULL && fills_packed_rows(g, block_bytes)) {
+        g->blocks = table->copy.blocks;
+        for (size_t k = 0; k < n; k++) {
+            g->parts[k].src = g->ops[2 * k + 1].data;
+            g->parts[k].stride = (ptrdiff_t)g->ops[2 * k + 1].strides[0];
+            g->parts[k].bytes = g->bytes[k];
+        }
+    }
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
     return 1;
 }
@@ -296,16 +328,19 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     }
     dmlcpu_operand stack_ops[2 * STACK_PARTS];
     size_t stack_bytes[STACK_PARTS];
+    dmlcpu_copy_part stack_parts[STACK_PARTS];
     g.ops = stack_ops;
     g.bytes = stack_bytes;
+    g.parts = stack_parts;
     void *heap = NULL;
     int planned = nonempty >= 2 && g.outer_count >= 2;
     if (planned && nonempty > STACK_PARTS) {
-        heap = malloc(nonempty * (2 * sizeof *g.ops + sizeof *g.bytes));
+        heap = malloc(nonempty * (2 * sizeof *g.ops + sizeof *g.parts + sizeof *g.bytes));
         planned = heap != NULL;
         if (planned) {
             g.ops = heap;
-            g.bytes = (size_t *)(g.ops + 2 * nonempty);
+            g.parts = (dmlcpu_copy_part *)(g.ops + 2 * nonempty);
+            g.bytes = (size_t *)(g.parts + nonempty);
         }
     }
     if (!planned || !one_pass(&g, dsts, srcs, count, nonempty, outer_ndim, elsize))

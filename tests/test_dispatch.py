@@ -199,6 +199,31 @@ def test_rows_into_packed_destination(isa, row, threads, size):
         dmlcpu.set_num_threads(old)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("widths", [(300, 257, 1100), (1030, 1500), (256, 256, 256, 256)])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_join_blocks_into_packed_destination(isa, dtype, widths, threads):
+    """A JOIN along the last axis whose blocks are 256 bytes or more, in a call that stays in L2:
+    one aligned walk across the blocks (the blocks kernel; where every block is 1 KiB or more,
+    with the destination prefetch), vectors straddling blocks of different inputs. A few rows,
+    and about 600 KB (on 3 threads shared by rows); the output at misaligned addresses."""
+    rng = np.random.default_rng(sum(widths))
+    e = np.dtype(dtype).itemsize
+    old = dmlcpu.get_num_threads()
+    dmlcpu.set_num_threads(threads)
+    try:
+        for rows in (3, 600000 // (sum(widths) * e)):
+            parts = [rng.integers(-100, 100, size=(rows, w)).astype(dtype) for w in widths]
+            for mis in (0, 1, 5):
+                raw = np.zeros(rows * sum(widths) * e + mis + 8, np.uint8)
+                out = raw[mis:mis + rows * sum(widths) * e].view(dtype).reshape(rows, -1)
+                dmlcpu.join(parts, axis=1, out=out)
+                assert np.array_equal(out, np.concatenate(parts, axis=1)), (rows, mis)
+                assert not raw[:mis].any() and not raw[mis + out.nbytes:].any(), (rows, mis)
+    finally:
+        dmlcpu.set_num_threads(old)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.int64])
 @pytest.mark.parametrize("shape", [(5, 3), (300, 257), (1031, 129), (2100, 300), (2053, 517)])
 def test_transpose_blocked(isa, dtype, shape):

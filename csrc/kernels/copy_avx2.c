@@ -25,4 +25,5 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx2 = {
     .stream = DMLCPU_KERNEL(dmlcpu_copy_stream),
     .stream_rows = DMLCPU_KERNEL(dmlcpu_copy_stream_rows),
     .rows = DMLCPU_KERNEL(dmlcpu_copy_rows_vec),
+    .blocks = DMLCPU_KERNEL(dmlcpu_copy_blocks_vec),
 };

@@ -19,6 +19,16 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_rows)(char *dst, const char *src, p
     (void)cached;
     for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
 }
+
+/* The parts' blocks into one packed destination (dmlcpu_copy_blocks_fn), one memcpy each. */
+static inline void DMLCPU_KERNEL(dmlcpu_copy_blocks)(char *dst, const dmlcpu_copy_part *parts,
+                                                    size_t count, size_t first, size_t rows) {
+    for (size_t r = first; r < first + rows; r++)
+        for (size_t k = 0; k < count; k++) {
+            memcpy(dst, parts[k].src + (ptrdiff_t)r * parts[k].stride, parts[k].bytes);
+            dst += parts[k].bytes;
+        }
+}
 #endif
 
 /*

@@ -11,4 +11,5 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__scalar = {
         },
     .stream = NULL,
     .rows = DMLCPU_KERNEL(dmlcpu_copy_rows),
+    .blocks = DMLCPU_KERNEL(dmlcpu_copy_blocks),
 };

@@ -204,10 +204,17 @@ void test_groups_and_tiles(void) {
     /* more parts than a thread's line carries, some shorter than a line: 288 elements each on
      * average, so they stream even at one byte */
     static const int64_t mixed[] = {600, 1, 517, 64, 255, 2, 900, 129, 77, 333};
+    /* blocks of 256 bytes and more (any width) in a call that stays in L2: a JOIN's in one
+     * aligned walk across the blocks (the blocks kernel), on threads where it is 600 KB; of
+     * 1 KiB and more, with the destination prefetch */
+    static const int64_t joined[] = {300, 257, 1100}, joined_long[] = {1030, 1500};
     for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
         size_t e = WIDTHS[w];
         group_case(7, small, 3, e);
         group_case(20000, wide, 4, e); /* the one pass, ordinary stores, on threads */
+        group_case(600000 / (1657 * (int64_t)e), joined, 3, e);
+        group_case(5, joined, 3, e);
+        group_case(40, joined_long, 2, e);
         /* blocks of 1 KiB and more, streamed (the threshold forced to 0, whatever the cache) */
         dmlcpu_set_stream_threshold(0);
         group_case(300, long_, 2, e);
