@@ -200,26 +200,41 @@ def test_rows_into_packed_destination(isa, row, threads, size):
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("widths", [(300, 257, 1100), (1030, 1500), (256, 256, 256, 256)])
+@pytest.mark.parametrize("widths", [(300, 257, 1100), (1030, 1500), (256, 256, 256, 256),
+                                    (64, 100, 33)])
 @pytest.mark.parametrize("threads", [1, 3])
-def test_join_blocks_into_packed_destination(isa, dtype, widths, threads):
-    """A JOIN along the last axis whose blocks are 256 bytes or more, in a call that stays in L2:
-    one aligned walk across the blocks (the blocks kernel; where every block is 1 KiB or more,
-    with the destination prefetch), vectors straddling blocks of different inputs. A few rows,
-    and about 600 KB (on 3 threads shared by rows); the output at misaligned addresses."""
+def test_join_and_split_blocks_in_l2(isa, dtype, widths, threads):
+    """JOIN and SPLIT along the last axis in a call that stays in L2, a few rows and about 600 KB
+    (on 3 threads shared by rows), at misaligned addresses. A JOIN whose blocks are all 256 bytes
+    or more: one aligned walk across the blocks (the blocks kernel; where every block is 1 KiB or
+    more, with the destination prefetch), vectors straddling blocks of different inputs. A SPLIT
+    whose blocks are all 64 bytes or more: part by part in panels of rows, each part's panel one
+    aligned walk across its rows (the rows kernel)."""
     rng = np.random.default_rng(sum(widths))
     e = np.dtype(dtype).itemsize
+    total = sum(widths)
+
+    def misaligned(raw, mis, rows, width):
+        return raw[mis:mis + rows * width * e].view(dtype).reshape(rows, width)
+
     old = dmlcpu.get_num_threads()
     dmlcpu.set_num_threads(threads)
     try:
-        for rows in (3, 600000 // (sum(widths) * e)):
+        for rows in (3, 37, 600000 // (total * e)):
             parts = [rng.integers(-100, 100, size=(rows, w)).astype(dtype) for w in widths]
+            expected = np.concatenate(parts, axis=1)
             for mis in (0, 1, 5):
-                raw = np.zeros(rows * sum(widths) * e + mis + 8, np.uint8)
-                out = raw[mis:mis + rows * sum(widths) * e].view(dtype).reshape(rows, -1)
+                raw = np.zeros(rows * total * e + mis + 8, np.uint8)
+                out = misaligned(raw, mis, rows, total)
                 dmlcpu.join(parts, axis=1, out=out)
-                assert np.array_equal(out, np.concatenate(parts, axis=1)), (rows, mis)
+                assert np.array_equal(out, expected), (rows, mis)
                 assert not raw[:mis].any() and not raw[mis + out.nbytes:].any(), (rows, mis)
+                raws = [np.zeros(rows * w * e + mis + 8, np.uint8) for w in widths]
+                outs = [misaligned(r, mis, rows, w) for r, w in zip(raws, widths)]
+                dmlcpu.split(expected, axis=1, output_axis_sizes=list(widths), outputs=outs)
+                for r, o, p in zip(raws, outs, parts):
+                    assert np.array_equal(o, p), (rows, mis)
+                    assert not r[:mis].any() and not r[mis + o.nbytes:].any(), (rows, mis)
     finally:
         dmlcpu.set_num_threads(old)
 
