@@ -54,7 +54,7 @@
  * 0.98-1.07x; 128 bytes no better (benchmarks/NOTES.md). (On AMD Zen 4, before the inline ends,
  * 256-byte blocks lost: 0.63x.) Where the blocks, all this long or longer, fill the destination
  * front to back (a JOIN's: fills_packed_rows), the blocks kernel walks them all in one aligned
- * walk instead (copy_stream.h: 1.01-1.75x as fast again warm). */
+ * walk instead (copy_stream.h: 1.03-1.75x as fast again warm). */
 #define ALIGNED_MIN_BLOCK_BYTES 256
 /* In a call that stays in L2, parts whose destinations are each packed (a SPLIT's), with blocks of
  * a line or more, are copied PART_PANEL_ROWS outer indices at a time, part by part, each part's

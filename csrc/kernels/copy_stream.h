@@ -230,10 +230,10 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *sr
  * output in L2 (dmlcpu_copy_blocks_fn): one aligned walk across the block boundaries instead of
  * one per block, each with its own unaligned ends. JOIN 4 parts along axis 2 at 512 KiB, against
  * a walk per block: 256-byte blocks (int8) 1.75x as fast warm and 1.09x cold on one thread,
- * 1.65x / 1.12x on two; float16 (512 bytes) 1.32x / 1.04x and 1.26x / 1.06x, float32 (1 KiB)
- * 1.13x / 1.00x, float64 (2 KiB) 1.01-1.09x. The destination prefetch only where every block is
- * 1 KiB or longer: with it, 256-byte blocks took 1.23x as long warm; without it, JOIN along axis 1
- * (64 KiB blocks) 1.04x (benchmarks/NOTES.md).
+ * 1.65x / 1.12x on two; float16 (512 bytes) 1.32x / 1.04x and 1.26x / 1.06x; float32 (1 KiB)
+ * 1.10-1.13x / 0.99-1.03x; float64 (2 KiB) 1.00-1.09x. The destination prefetch only where every
+ * block is 1 KiB or longer: with it, 256-byte blocks took 1.23x as long (calls back to back);
+ * without it, JOIN along axis 1 (64 KiB blocks) 1.04x warm (benchmarks/NOTES.md).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_blocks_vec)(char *dst, const dmlcpu_copy_part *parts,
                                                         size_t count, size_t first, size_t rows) {
