@@ -3,15 +3,16 @@
  * one contiguous block per outer index.
  *
  * Copied part by part, a JOIN along an inner axis writes short runs spread over the whole output
- * once per input: no run is long enough to stream, and every destination line is read before it
- * is written (read for ownership), a quarter of it at a time. Walking the outer indices once and
+ * once per input: no run is long enough to stream, and every destination line is read before it is
+ * written (read for ownership), a quarter of it at a time. Walking the outer indices once and
  * copying every part's block at each writes the output front to back (in L2, a JOIN's in one
- * aligned walk across the blocks: the blocks kernel). A large output then streams whole cache
- * lines only: a line where two blocks meet is gathered from both and streamed once the second
- * completes it (line_carry); only the lines at the ends of a thread's share, or where blocks do
- * not follow each other, get ordinary stores. No line mixes the two
- * kinds of store (streaming short runs whose edge lines did was several times slower, and
- * storing the meeting lines ordinarily made them be read first: benchmarks/NOTES.md).
+ * aligned walk across the blocks, the blocks kernel, and a SPLIT's part by part in panels of a few
+ * outer indices, PART_PANEL_ROWS). A large output then streams whole cache lines only: a line
+ * where two blocks meet is gathered from both and streamed once the second completes it
+ * (line_carry); only the lines at the ends of a thread's share, or where blocks do not follow each
+ * other, get ordinary stores. No line mixes the two kinds of store (streaming short runs whose
+ * edge lines did was several times slower, and storing the meeting lines ordinarily made them be
+ * read first: benchmarks/NOTES.md).
  *
  * Anything else (a block that is not contiguous in both operands, tiny blocks, one part) is
  * copied part by part through dmlcpu_copy_pair, exactly as dmlcpu_copy would.

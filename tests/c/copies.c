@@ -206,7 +206,8 @@ void test_groups_and_tiles(void) {
     static const int64_t mixed[] = {600, 1, 517, 64, 255, 2, 900, 129, 77, 333};
     /* blocks of 256 bytes and more (any width) in a call that stays in L2: a JOIN's in one
      * aligned walk across the blocks (the blocks kernel), on threads where it is 600 KB; of
-     * 1 KiB and more, with the destination prefetch */
+     * 1 KiB and more, with the destination prefetch. The SPLIT back: part by part in panels of
+     * rows (the rows kernel). */
     static const int64_t joined[] = {300, 257, 1100}, joined_long[] = {1030, 1500};
     for (size_t w = 0; w < sizeof WIDTHS / sizeof WIDTHS[0]; w++) {
         size_t e = WIDTHS[w];
