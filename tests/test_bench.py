@@ -152,6 +152,12 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     assert "its OpenMP workers under `OMP_WAIT_POLICY=PASSIVE`, ONNX Runtime" in text
     assert "one call each, every peer taking the same buffer sets in turn (one more" in text
     assert "rounds interleaved in the orders of a balanced Latin square (each library" in text
+    assert "equally often), the libraries relabeled at random every few cycles (none" in text
+    # a run from before the relabeling: its note has no "relabeled", nor has the report
+    data["protocols"] = dict(_bench.PROTOCOL_NOTES, cold="rounds interleaved, in the orders of "
+                             "a balanced Latin square (each library after every other)")
+    text = _bench_report.markdown(data)
+    assert "every other equally often), one call each" in text and "relabeled" not in text
     text = _bench_report.markdown(dict(data, protocols={}))
     readme = tmp_path / "README.md"
     readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))

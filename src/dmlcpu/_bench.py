@@ -28,7 +28,8 @@ from ._bench_timing import measure, memcpy_of  # noqa: F401 - used by benchmarks
 # How the numbers were taken, kept with them in the JSON (the report words its notes by these).
 PROTOCOL_NOTES = {
     "cold": "rounds interleaved, one call per sample, in the orders of a balanced Latin square "
-            "(each library after every other equally often)",
+            "(each library after every other equally often), its libraries relabeled at random "
+            "(seeded) every n + 1 cycles",
     "warm": "calls of one library back to back, after one untimed call",
     "ratios": "paired: the median over rounds of a peer's time / dmlcpu's in the same round",
     "buffers": "shared sets in turn: the protocol's c-th call takes set c % (peers + 1), under "

@@ -120,6 +120,19 @@ def machine_text(data):
     return text
 
 
+def cold_order(note):
+    """How the cold rounds were ordered, from the run's own protocol note (older runs' JSON
+    carries older notes)."""
+    if "Latin square" not in note:
+        return "A B C, B C A, C A B"
+    text = "in the orders of a balanced Latin square (each library right after every other " \
+           "equally often)"
+    if "relabeled" in note:
+        text += ", the libraries relabeled at random every few cycles (none keeps the same " \
+                "neighbours)"
+    return text
+
+
 def markdown(data, plot_dir=None, full_table_path=None):
     rows = [r for r in data["rows"] if "dmlcpu" in r["seconds"]]
     out = [BEGIN,
@@ -141,9 +154,7 @@ def markdown(data, plot_dir=None, full_table_path=None):
            "GB/s figures are each library's median time." % (
                "under `OMP_WAIT_POLICY=%s`" % data["machine"]["omp_wait_policy"]
                if data["machine"].get("omp_wait_policy") else "spinning as OpenMP's default",
-               "in the orders of a balanced Latin square (each library right after every other "
-               "equally often)" if "Latin square" in data.get("protocols", {}).get("cold", "")
-               else "A B C, B C A, C A B",
+               cold_order(data.get("protocols", {}).get("cold", "")),
                "every peer taking the same buffer sets in turn (one more set than peers)"
                if "buffers" in data.get("protocols", {}) else "every peer on its own buffers",
                ", ".join(SIZES)),
