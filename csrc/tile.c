@@ -1,19 +1,18 @@
 /*
  * TILE: out[c] = in[c mod InputSizes]. Two ways, by what measured fastest (benchmarks/NOTES.md):
  *
- * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES; beyond L2 on several
- *   threads shorter, TILE_MIN_SHARED_RUN_BYTES): one strided copy, each repeated dim a stride-0
- *   dim of the source. The input stays cached; the copy driver threads and streams it like any
- *   copy.
+ * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES): one strided copy, each
+ *   repeated dim a stride-0 dim of the source. The input stays cached; the copy driver threads
+ *   and streams it like any copy.
  * - In blocks, otherwise. A block is the output's innermost dims, whole, over a slab of input
- *   indices of the dim outside them, no larger than what stays cached. It is built at its home
- *   position (inside the input's extent), then copied to each of its replicas along the outer
- *   dims while it is still cached; a small output is one block. A block is built by doubling
- *   when small (the input once, then, innermost dim first, the written part copied after itself
- *   until the dim is full), else by spreading (the input once, then each repeated dim filled by
- *   one copy reading the part already written at stride 0: doubling's later passes would read
- *   back what had left L2). Only the replicas stream, where the whole output would not stay
- *   cached.
+ *   indices of the dim outside them, small enough to stay in L1 or L2 (TILE_BLOCK_BYTES, or one
+ *   output row where that is longer). It is built at its home position (inside the input's
+ *   extent), then copied to each of its replicas along the outer dims, reading it from the cache
+ *   at stride 0; a small output is one block. A block is built from the input once, then each
+ *   repeated dim, innermost first, is filled by spreading (one copy reading the part already
+ *   written at stride 0) or, where that copy's runs would be short and many, by doubling (the
+ *   written part copied after itself until the dim is full). Only the replicas stream, where the
+ *   whole output would not stay cached.
  *
  * On several threads the blocks are shared out, each built and replicated by one thread. Where
  * there are too few, the output is cut into slices along its outermost repeated dim, one per
@@ -26,31 +25,38 @@
 
 #include "internal.h"
 
-/* Blocks are at most the streaming threshold (what stays in the last-level cache), but never
- * smaller than this; those up to half the limit are built by doubling, larger ones by spreading.
- * With doubling up to 2 MiB only (once the rule), TILE (1,c,32,32) x (8,1,4,4) at 8 MiB on two
- * threads (a 4 MiB slice each) was spread, and took 1.08-1.21x the time cold, 1.00-1.22x warm, in
- * every width; a whole 8 MiB output doubled on one thread took 0.98-1.06x the time of spreading it
- * cold and 0.86-0.95x warm, so one thread still spreads it (benchmarks/NOTES.md). Tests force
- * another limit (dmlcpu_set_tile_limit), doubled up to half of it too, so small arrays reach
- * every way. */
-#define TILE_MIN_BLOCK_BYTES ((int64_t)2 << 20)
+/*
+ * Blocks hold at most this, or one output row where that is longer (a block is whole rows).
+ * Against blocks up to the streaming threshold (3 MiB here, never under 2 MiB; whole blocks
+ * doubled up to half that), TILE (1,c,32,32) x (8,1,4,4), Intel Xeon, shared buffer sets: one
+ * thread 0.99-1.39x as fast cold, 0.88-1.32x warm (the losses warm at 8-128 MiB, int8 at 128
+ * MiB the 0.88); two threads 0.97-1.70x cold, 0.93-1.80x warm; int8 at 512 KiB 1.07x / 1.10x on
+ * one thread, 1.14x / 1.18x on two. The replicas read 64 KiB from L1 or L2, not 3 MiB from the
+ * last-level cache. 16 and 32 KiB measured alike or better on most cells but worse on float32 and
+ * float64 at 512 KiB on two threads; 128 KiB to 1 MiB gained less (benchmarks/NOTES.md).
+ */
+#define TILE_BLOCK_BYTES ((int64_t)64 << 10)
+/* Spreading dim d copies the tile along d once per repeat, in runs of the tile's bytes along d;
+ * doubling copies log2(repeats) times, in runs that double. Doubling where a dim repeats more
+ * than TILE_SPREAD_MAX_REPEATS times in runs under TILE_SPREAD_MIN_RUN_BYTES: one thread, a block
+ * of 48 KiB, us, doubling / spreading: int8 8-byte runs 16 repeats 16.1-16.5 / 20.2-20.4, 8
+ * repeats 23.6-26.7 / 23.3-23.8; 32-byte runs 32 repeats 4.65 / 5.37, 8 repeats 6.9-7.1 /
+ * 6.4-6.7; float32 128-byte runs, up to 128 repeats, 3.3-4.1 / 2.7-3.6. Spread
+ * in 4-byte runs, (100,4) x (1,50000) int8 took 20 ms, doubled 2.1 ms. In 64 KiB blocks of
+ * (1,c,32,32) x (8,1,4,4) spreading is 1.04-1.20x as fast as doubling for int8 and float16,
+ * alike for float32 and float64. */
+#define TILE_SPREAD_MAX_REPEATS 8
+#define TILE_SPREAD_MIN_RUN_BYTES 64
+/* Tests force another limit (dmlcpu_set_tile_limit): blocks of at most it, those up to half of it
+ * doubled in every dim, so small arrays reach every way. */
 static _Atomic int64_t forced_limit = -1;
-/* Input runs at least this long are copied straight into every tile. On one thread shorter ones
- * stay in blocks beyond L2 too: float64 TILE (1,c,32,32) x (8,1,4,4), runs of 256 bytes, in
- * blocks over straight, on an Intel Xeon, medians: 8 MiB 1.15x as fast cold, 0.97x warm; 32 MiB
- * 1.06x and 1.13x (straight streaming as cache.c has it; against the straight copy it replaced,
- * which streamed only from a quarter, 2.07x and 1.30x at 8 MiB). On AMD Zen 4, where straight had
- * been taken from 256 bytes, 0.79-0.83x cold and 0.98-1.03x warm (benchmarks/NOTES.md). */
+/* Input runs at least this long are copied straight into every tile; shorter ones in blocks.
+ * float64 TILE (1,c,32,32) x (8,1,4,4), runs of 256 bytes, blocks over straight, one thread, on an
+ * Intel Xeon, medians: 8 MiB 1.15x as fast cold, 0.97x warm; 32 MiB 1.06x and 1.13x. On two
+ * threads beyond L2 runs of 128 and 256 bytes had gone straight (against 3 MiB blocks, 1.16-1.48x
+ * as fast cold at 8-32 MiB); against 64 KiB blocks, straight took float32 and float64 at 8-128 MiB
+ * 1.5-2.0x the time cold and 1.1-1.9x warm (benchmarks/NOTES.md). */
 #define TILE_MIN_RUN_BYTES 1024
-/* On several threads, from this long where the output leaves L2. In blocks, each thread builds a
- * block of its own slice and reads it back for the replicas; straight, it reads only the cached
- * input. TILE (1,c,32,32) x (8,1,4,4), runs of 128 and 256 bytes (float32, float64), two threads,
- * straight over in blocks: 8-32 MiB 1.16-1.48x as fast cold, 0.58-1.19x warm (float32 at 8 MiB
- * the 0.58-0.60, still 1.27x NumPy), 128 MiB 0.97-1.08x; 512 KiB 0.46-0.88x; runs of 32 and 64
- * bytes (int8, float16) 0.23-0.90x (benchmarks/NOTES.md). */
-#define TILE_MIN_SHARED_RUN_BYTES 128
-
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
 /* The input, once, into the first tile of dst (returned in *first). Here and below, every copy
@@ -62,28 +68,19 @@ static dmlcpu_status copy_first_tile(const dmlcpu_view *dst, const dmlcpu_view *
     return dmlcpu_copy_streamed(first, src, elsize, DMLCPU_STREAM_AUTO, call_bytes);
 }
 
-static dmlcpu_status tile_by_doubling(const dmlcpu_view *dst, const dmlcpu_view *src,
-                                      size_t elsize, int64_t call_bytes) {
-    /* 1. the input, once, into the first tile */
-    dmlcpu_view part;
-    dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &part);
-    if (status != DMLCPU_OK) return status;
-
-    /* 2. innermost dim first, double what is written along it: dims inside d are complete, dims
-     * outside d hold only their first tile, which later (outer) passes replicate. */
-    for (int32_t d = dst->ndim - 1; d >= 0; d--) {
-        int64_t filled = src->sizes[d], total = dst->sizes[d];
-        while (filled < total) {
-            int64_t n = filled < total - filled ? filled : total - filled;
-            dmlcpu_view from = part, to = part;
-            from.sizes[d] = n;
-            to.sizes[d] = n;
-            to.data = part.data + filled * part.strides[d];
-            status = dmlcpu_copy_streamed(&to, &from, elsize, DMLCPU_STREAM_AUTO, call_bytes);
-            if (status != DMLCPU_OK) return status;
-            filled += n;
-        }
-        part.sizes[d] = total;
+/* Fills dim d of part (the dims inside it full, those outside it at the input's sizes; its first
+ * tile along d written) by doubling: the written part copied after itself until the dim is full. */
+static dmlcpu_status double_dim(const dmlcpu_view *part, int32_t d, int64_t tile, int64_t total,
+                                size_t elsize, int64_t call_bytes) {
+    for (int64_t filled = tile; filled < total;) {
+        int64_t n = filled < total - filled ? filled : total - filled;
+        dmlcpu_view from = *part, to = *part;
+        from.sizes[d] = to.sizes[d] = n;
+        to.data = part->data + filled * part->strides[d];
+        dmlcpu_status status = dmlcpu_copy_streamed(&to, &from, elsize, DMLCPU_STREAM_AUTO,
+                                                    call_bytes);
+        if (status != DMLCPU_OK) return status;
+        filled += n;
     }
     return DMLCPU_OK;
 }
@@ -156,13 +153,26 @@ static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int3
                     DMLCPU_STREAM_AUTO, call_bytes);
 }
 
-/* A block (whole tiles) by spreading. */
-static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view *src,
-                                       size_t elsize, int64_t call_bytes) {
-    dmlcpu_view first;
-    dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &first);
-    for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--)
-        if (dst->sizes[d] != src->sizes[d]) status = spread(dst, src, d, elsize, call_bytes);
+/* A block (whole tiles): the input into its first tile, then each repeated dim, innermost first,
+ * by spreading, or by doubling where the spread's runs would be short and many (above), or where
+ * the whole block is at most doubling_max bytes (a test's forced limit). */
+static dmlcpu_status fill_block(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
+                                int64_t call_bytes, int64_t doubling_max) {
+    dmlcpu_view part;
+    dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &part);
+    int64_t bytes = (int64_t)elsize; /* the view check bounds every product here */
+    for (int32_t d = 0; d < dst->ndim; d++) bytes *= dst->sizes[d];
+    for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--) {
+        int64_t tile = src->sizes[d], total = dst->sizes[d];
+        if (total == tile) continue;
+        int64_t run = tile * (int64_t)elsize; /* the tile along d, the dims inside it whole */
+        for (int32_t e = d + 1; e < dst->ndim; e++) run *= dst->sizes[e];
+        int doubles = bytes <= doubling_max ||
+                      (total / tile > TILE_SPREAD_MAX_REPEATS && run < TILE_SPREAD_MIN_RUN_BYTES);
+        status = doubles ? double_dim(&part, d, tile, total, elsize, call_bytes)
+                         : spread(dst, src, d, elsize, call_bytes);
+        part.sizes[d] = total;
+    }
     return status;
 }
 
@@ -173,8 +183,8 @@ static dmlcpu_status tile_by_spreading(const dmlcpu_view *dst, const dmlcpu_view
  * there from the matching part of the input, then copied to each of its replicas along the outer
  * dims while it is still cached.
  */
-/* How a TILE in blocks runs: the largest block, the largest built by doubling, the replicas'
- * stores; the bytes of the whole output. */
+/* How a TILE in blocks runs: the largest block, the largest doubled in every dim (a test's forced
+ * limit; else 0), the replicas' stores; the bytes of the whole output. */
 typedef struct tile_rules {
     int64_t limit, doubling_max;
     int stream;
@@ -215,7 +225,11 @@ static void plan_blocks(tile_blocks *t, const dmlcpu_view *dst, const dmlcpu_vie
     int64_t span = src->sizes[k - 1], slab = limit / inner_bytes;
     if (slab < 1) slab = 1;
     if (slab > span) slab = span;
-    while (slab > 1 && outer_inputs * ((span + slab - 1) / slab) < share) slab = (slab + 1) / 2;
+    /* halved down to a quarter of the limit: float64 (1,1,32,32) x (8,1,4,4) on two threads, cut
+     * into eight 4 KiB blocks each copied 31 times, took 1.7-2.3x as long as two slices */
+    while (slab > 1 && outer_inputs * ((span + slab - 1) / slab) < share &&
+           inner_bytes * ((slab + 1) / 2) >= limit / 4)
+        slab = (slab + 1) / 2;
     t->slab = slab;
     t->slabs = (span + slab - 1) / slab;
     t->blocks = outer_inputs * t->slabs;
@@ -225,9 +239,7 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
     const dmlcpu_view *dst = &t->dst, *src = t->src;
     int32_t k = t->k, n = dst->ndim;
     if (k == 0) /* one block: the whole output */
-        return t->inner_bytes <= t->rules->doubling_max
-                   ? tile_by_doubling(dst, src, t->elsize, t->rules->call_bytes)
-                   : tile_by_spreading(dst, src, t->elsize, t->rules->call_bytes);
+        return fill_block(dst, src, t->elsize, t->rules->call_bytes, t->rules->doubling_max);
     dmlcpu_view home = *dst, part = *src;
     /* b -> (i_0, ..., i_{k-2}, slab index), the last fastest */
     int64_t s = b % t->slabs, rest = b / t->slabs;
@@ -243,9 +255,8 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
         part.data += i * src->strides[d];
         home.sizes[d] = part.sizes[d] = d == k - 1 ? hi - lo : 1;
     }
-    dmlcpu_status status = t->inner_bytes * (hi - lo) <= t->rules->doubling_max
-                               ? tile_by_doubling(&home, &part, t->elsize, t->rules->call_bytes)
-                               : tile_by_spreading(&home, &part, t->elsize, t->rules->call_bytes);
+    dmlcpu_status status = fill_block(&home, &part, t->elsize, t->rules->call_bytes,
+                                      t->rules->doubling_max);
     /* the replicas: for each outer dim j, those whose first index off home is j's (dims before
      * j at home, j past it, dims after j anywhere), each one copy reading the block at stride 0 */
     for (int32_t j = 0; j < k && status == DMLCPU_OK; j++) {
@@ -330,12 +341,10 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int threads = dmlcpu_threads_for(dst_bytes);
     int32_t last = w.ndim - 1;
     int64_t run_bytes = last >= 0 ? w.sizes[last] * (int64_t)elsize : 0;
-    int64_t min_run = threads >= 2 && !dmlcpu_stays_in_l2(dst_bytes) ? TILE_MIN_SHARED_RUN_BYTES
-                                                                     : TILE_MIN_RUN_BYTES;
     if (last >= 0 && (forced >= 0 ? run_bytes >= forced
                                    : w.dst_strides[last] == (int64_t)elsize &&
                                          w.src_strides[last] == (int64_t)elsize &&
-                                         run_bytes >= min_run))
+                                         run_bytes >= TILE_MIN_RUN_BYTES))
         return wide_run(&w, 0, dst->data, src->data, elsize, DMLCPU_STREAM_AUTO, 0);
 
     /* in blocks */
@@ -347,10 +356,11 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
      * the rule was then twice the threshold per thread.) Unlike the straight way above, which
      * on two threads lost by streaming at 32 MiB (cache.c, dmlcpu_streams). */
     int64_t threshold = dmlcpu_stream_threshold();
-    int64_t limit = forced >= 0                        ? forced
-                    : threshold > TILE_MIN_BLOCK_BYTES ? threshold
-                                                       : TILE_MIN_BLOCK_BYTES;
-    tile_rules rules = {limit, limit / 2, dst_bytes / 2 >= threshold, dst_bytes};
+    int64_t row_bytes = n > 0 ? dst->sizes[n - 1] * (int64_t)elsize : (int64_t)elsize;
+    tile_rules rules = {forced >= 0                   ? forced
+                        : row_bytes > TILE_BLOCK_BYTES ? row_bytes
+                                                       : TILE_BLOCK_BYTES,
+                        forced >= 0 ? forced / 2 : 0, dst_bytes / 2 >= threshold, dst_bytes};
     tile_blocks plan;
     plan_blocks(&plan, dst, src, elsize, &rules, threads >= 2 ? 4 * (int64_t)threads : 1);
     tile_job job = {&plan, dst, src, elsize, &rules, 0, plan.blocks, 0};

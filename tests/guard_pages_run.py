@@ -195,8 +195,9 @@ def layout_cases(rng):
 
 
 def tile_cases(rng):
-    """TILE from packed and broadcast inputs, every width: doubling along each dim, and (with the
-    block limit forced to 0, 64 bytes) one copy from a block of the input tiled, streamed."""
+    """TILE from packed and broadcast inputs, every width: built dim by dim (spread or doubled),
+    and (with the block limit forced to 0, 64 bytes) one copy from a block of the input tiled,
+    streamed."""
     for limit in (-1, 0, 64):
         _core._set_tile_limit(limit)
         before = _core._set_stream_threshold(0 if limit >= 0 else -1)

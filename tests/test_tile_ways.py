@@ -1,12 +1,12 @@
-"""TILE's ways, bit-exact: straight from the input (long runs), or in blocks, each built by
-doubling (small ones) or spreading (larger ones) and copied to its replicas; the blocks shared
-among threads, or, where there are too few, the output cut into one slice per thread.
+"""TILE's ways, bit-exact: straight from the input (long runs), or in blocks, each built dim by
+dim by spreading or doubling and copied to its replicas; the blocks shared among threads, or,
+where there are too few, the output cut into one slice per thread.
 
 The test hook lowers the limit so small arrays reach every way: input runs of at least the limit
-straight (packed or not), blocks of at most the limit, doubled up to half of it; more than eight
-dims after the repeats are split off (walked by the TILE driver itself), streaming stores forced
-on (threshold 0) or off, every ISA, one thread and several. Outputs sit in sentinel-filled
-bases, so a write outside a view fails.
+straight (packed or not), blocks of at most the limit, doubled in every dim up to half of it;
+more than eight dims after the repeats are split off (walked by the TILE driver itself),
+streaming stores forced on (threshold 0) or off, every ISA, one thread and several. Outputs sit
+in sentinel-filled bases, so a write outside a view fails.
 """
 import numpy as np
 import pytest
@@ -90,21 +90,22 @@ def test_more_than_eight_dims_after_splitting_the_repeats(isa, threads, streamin
                      f"8-d tile {np.dtype(dtype).name} limit {limit}")
 
 
-# With the built-in rule (blocks up to 2 MiB doubled, up to the streaming threshold spread; runs
-# of 1 KiB and more straight, beyond L2 on several threads of 128), on several threads; with
-# blocks of at most 64 KiB (half of them doubled) the blocks are shared among the threads where
-# there are enough of them.
+# With the built-in rule (runs of 1 KiB and more straight; else blocks of at most 64 KiB or one
+# output row, each dim spread, or doubled where it repeats more than 8 times in runs under 64
+# bytes; halved for the threads' share down to a quarter of that, else one slice per thread), on
+# one thread and several; with a forced 64 KiB (blocks up to 32 KiB doubled in every dim).
 LARGE = [
-    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: one block (one thread); 64 shared
-    # runs of 256 bytes, 2 MiB: in blocks (on three threads 0.7 MiB each, in L2)
+    ((1, 64, 32, 32), (8, 1, 4, 4), np.float32),   # 32 MiB: 64 blocks of 64 KiB (shared)
+    # runs of 256 bytes, 2 MiB: blocks of 32 rows (32 KiB; halved to 16 KiB to share)
     ((1, 4, 32, 32), (4, 1, 4, 4), np.float64),
-    # runs of 128 bytes: straight on several threads (4 MiB, over 1 MiB each), else in blocks
+    # runs of 128 bytes, 4 MiB: blocks of two channels (shared)
     ((1, 32, 16, 64), (4, 1, 4, 4), np.float16),
-    ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes, 210 KB: one block
+    ((3, 1, 1000), (1, 70, 1), np.int8),           # runs of 1000 bytes: three one-row blocks
     ((4, 1, 1024), (1, 300, 1), np.float32),       # runs of 4 KiB: straight, 4.7 MiB
-    ((7, 33), (3, 1600), np.float16),              # 2.1 MiB: sliced; 14 shared blocks, rows' parts
-    ((2, 5, 3), (600, 40, 1), np.float64),         # 5.5 MiB: 600 slices to share, either limit
-    ((1, 2, 3, 5), (1, 1, 400, 200), np.int8),     # first repeated dim inside: sliced along dim 2
+    ((7, 33), (3, 1600), np.float16),              # 2.1 MiB: a block per row (103 KiB), shared
+    ((2, 5, 3), (600, 40, 1), np.float64),         # 5.5 MiB: one block, or 600 slices to share
+    # the innermost dim doubled (200 repeats of 5 bytes); two blocks: sliced along dim 2
+    ((1, 2, 3, 5), (1, 1, 400, 200), np.int8),
 ]
 
 

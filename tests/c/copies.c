@@ -223,8 +223,8 @@ void test_groups_and_tiles(void) {
         dmlcpu_set_stream_threshold(-1);
         int64_t a[3] = {3, 5, 7}, ra[3] = {2, 3, 4};
         tile_case(3, a, ra, e, 1);
-        /* several MiB: one block, or (1 and 2 bytes) per thread a slice of its own; then in
-         * blocks of at most 64 KiB, shared among the threads, streamed */
+        /* several MiB in blocks of at most 64 KiB, shared among the threads; then the limit
+         * forced to 64 KiB (blocks up to 32 KiB doubled in every dim), streamed */
         int64_t b[4] = {1, 33, 17, 31}, rb[4] = {2, 2, 5, 7};
         tile_case(4, b, rb, e, 1);
         dmlcpu_set_tile_limit(64 << 10);
