@@ -88,7 +88,8 @@ def _set_stream_threshold(n):
 
 def _set_tile_limit(n):
     """Tests: TILE input runs of n bytes or more go straight into every tile, packed or not;
-    otherwise outputs above n bytes spread, smaller ones double (-1: the built-in rule again)."""
+    otherwise blocks of at most n bytes, those up to half of it doubled in every dim (-1: the
+    built-in rule again)."""
     dmlcpu_set_tile_limit(_operator.index(n))
 
 

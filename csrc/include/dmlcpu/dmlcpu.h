@@ -186,8 +186,8 @@ void dmlcpu_set_stream_threshold(int64_t bytes);
 int64_t dmlcpu_stream_threshold(void);
 /* For tests: TILE input runs of this many bytes or more are copied straight into every tile,
  * packed or not; otherwise the output goes in blocks of at most this size, those up to half of it
- * built by doubling, larger ones by spreading (-1: the built-in rule, packed runs of 1 KiB
- * straight, blocks up to the streaming threshold and doubled up to 2 MiB: tile.c). */
+ * doubled in every dim, larger ones dim by dim as the built-in rule does (-1: the built-in rule,
+ * packed runs of 1 KiB straight, blocks of 64 KiB or one output row: tile.c). */
 void dmlcpu_set_tile_limit(int64_t bytes);
 uint32_t dmlcpu_cpu_features(void);
 /* Name of feature bit number bit (0 .. DMLCPU_CPU_FEATURE_COUNT-1), NULL outside. */
