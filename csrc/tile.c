@@ -29,8 +29,8 @@
  * Blocks hold at most this, or one output row where that is longer (a block is whole rows).
  * Against blocks up to the streaming threshold (3 MiB here, never under 2 MiB; whole blocks
  * doubled up to half that), TILE (1,c,32,32) x (8,1,4,4), Intel Xeon, shared buffer sets: one
- * thread 0.99-1.39x as fast cold, 0.88-1.32x warm (the losses warm at 8-128 MiB, int8 at 128
- * MiB the 0.88); two threads 0.97-1.70x cold, 0.93-1.80x warm; int8 at 512 KiB 1.07x / 1.10x on
+ * thread 0.97-1.39x as fast cold, 0.88-1.32x warm (the losses warm at 8-128 MiB, int8 at 128
+ * MiB the 0.88); two threads 0.96-1.70x cold, 0.93-1.80x warm; int8 at 512 KiB 1.07x / 1.10x on
  * one thread, 1.14x / 1.18x on two. The replicas read 64 KiB from L1 or L2, not 3 MiB from the
  * last-level cache. 16 and 32 KiB measured alike or better on most cells but worse on float32 and
  * float64 at 512 KiB on two threads; 128 KiB to 1 MiB gained less (benchmarks/NOTES.md).
