@@ -154,20 +154,19 @@ static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int3
 }
 
 /* A block (whole tiles): the input into its first tile, then each repeated dim, innermost first,
- * by spreading, or by doubling where the spread's runs would be short and many (above), or where
- * the whole block is at most doubling_max bytes (a test's forced limit). */
+ * by spreading, or by doubling where the spread's runs would be short and many (above), or in
+ * every dim where double_all (a block within a test's forced limit, tile_rules). */
 static dmlcpu_status fill_block(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
-                                int64_t call_bytes, int64_t doubling_max) {
+                                int64_t call_bytes, int double_all) {
     dmlcpu_view part;
     dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &part);
-    int64_t bytes = (int64_t)elsize; /* the view check bounds every product here */
-    for (int32_t d = 0; d < dst->ndim; d++) bytes *= dst->sizes[d];
     for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--) {
         int64_t tile = src->sizes[d], total = dst->sizes[d];
         if (total == tile) continue;
-        int64_t run = tile * (int64_t)elsize; /* the tile along d, the dims inside it whole */
+        int64_t run = tile * (int64_t)elsize; /* the tile along d, the dims inside it whole (the
+                                              * view check bounds the product) */
         for (int32_t e = d + 1; e < dst->ndim; e++) run *= dst->sizes[e];
-        int doubles = bytes <= doubling_max ||
+        int doubles = double_all ||
                       (total / tile > TILE_SPREAD_MAX_REPEATS && run < TILE_SPREAD_MIN_RUN_BYTES);
         status = doubles ? double_dim(&part, d, tile, total, elsize, call_bytes)
                          : spread(dst, src, d, elsize, call_bytes);
@@ -239,7 +238,8 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
     const dmlcpu_view *dst = &t->dst, *src = t->src;
     int32_t k = t->k, n = dst->ndim;
     if (k == 0) /* one block: the whole output */
-        return fill_block(dst, src, t->elsize, t->rules->call_bytes, t->rules->doubling_max);
+        return fill_block(dst, src, t->elsize, t->rules->call_bytes,
+                          t->inner_bytes <= t->rules->doubling_max);
     dmlcpu_view home = *dst, part = *src;
     /* b -> (i_0, ..., i_{k-2}, slab index), the last fastest */
     int64_t s = b % t->slabs, rest = b / t->slabs;
@@ -256,7 +256,7 @@ static dmlcpu_status tile_block(const tile_blocks *t, int64_t b) {
         home.sizes[d] = part.sizes[d] = d == k - 1 ? hi - lo : 1;
     }
     dmlcpu_status status = fill_block(&home, &part, t->elsize, t->rules->call_bytes,
-                                      t->rules->doubling_max);
+                                      t->inner_bytes * (hi - lo) <= t->rules->doubling_max);
     /* the replicas: for each outer dim j, those whose first index off home is j's (dims before
      * j at home, j past it, dims after j anywhere), each one copy reading the block at stride 0 */
     for (int32_t j = 0; j < k && status == DMLCPU_OK; j++) {
