@@ -19,6 +19,8 @@
 #include "dispatch.h"
 #include "walk.h"
 
+#include <string.h>
+
 /* Streamed runs must be long enough: a run's partial first and last cache lines are written
  * normally, and short runs sharing lines with their neighbours made streaming several times
  * slower (benchmarks/NOTES.md). Shorter runs packed one after the other in the destination are
@@ -300,6 +302,7 @@ dmlcpu_status dmlcpu_copy_prepare(dmlcpu_prepared_copy *prepared, const dmlcpu_v
     if (prepared == NULL || dmlcpu_width_index(elsize) < 0) return DMLCPU_E_INVALID;
     dmlcpu_status status = dmlcpu_pair_init_unplaced(&pair, dst, src, elsize, &empty);
     if (status != DMLCPU_OK) return status;
+    memset(prepared, 0, sizeof *prepared); /* every slot set: a run copies the arrays whole */
     prepared->elsize = elsize;
     prepared->ndim = empty ? 0 : dmlcpu_normalize_dims(pair.ndim, pair.sizes, pair.op, 2, shifts);
     for (int32_t d = 0; d < prepared->ndim; d++) {
@@ -319,11 +322,12 @@ dmlcpu_status dmlcpu_copy_prepared(const dmlcpu_prepared_copy *prepared, char *d
         return DMLCPU_E_INVALID;
     if (prepared->ndim == 0) return DMLCPU_OK;
     if (dst_base == NULL || src_base == NULL) return DMLCPU_E_INVALID;
+    /* whole arrays, a fixed size each: loops of ndim words became three `rep movsq`, whose
+     * start-up took 5% of a tiny SLICE call */
     pair.ndim = prepared->ndim;
-    for (int32_t d = 0; d < pair.ndim; d++) {
-        pair.sizes[d] = prepared->sizes[d];
-        for (int k = 0; k < 2; k++) pair.op[k].strides[d] = prepared->strides[k][d];
-    }
+    memcpy(pair.sizes, prepared->sizes, sizeof pair.sizes);
+    for (int k = 0; k < 2; k++)
+        memcpy(pair.op[k].strides, prepared->strides[k], sizeof pair.op[k].strides);
     pair.op[DMLCPU_DST].data = dst_base + prepared->offsets[DMLCPU_DST];
     pair.op[DMLCPU_SRC].data = (char *)src_base + prepared->offsets[DMLCPU_SRC];
     dmlcpu_copy_pair(&pair, prepared->elsize, DMLCPU_STREAM_AUTO, 0);
