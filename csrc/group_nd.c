@@ -353,7 +353,15 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     }
     if (nonempty == 0) return DMLCPU_OK;
 
-    group_plan g = {0};
+    /* field by field: `= {0}` zeroed the sizes too, a `rep stosq` that cost more than a tiny
+     * JOIN's copies */
+    group_plan g;
+    g.count = 0;
+    g.outer = 0;
+    g.packed = g.stream = NULL;
+    g.aligned = NULL;
+    g.blocks = NULL;
+    g.part_panels = 0;
     g.outer_count = 1;
     for (int32_t d = 0; d < outer_ndim; d++) {
         g.sizes[d] = dsts[0].sizes[d];
