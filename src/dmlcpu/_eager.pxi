@@ -154,20 +154,35 @@ cdef extern from *:
         return 1;
     #endif
     }
+    /* What a field is, for its key: one test each, on a borrowed pointer (no reference taken) */
+    enum { DMLCPU_FIELD_OTHER, DMLCPU_FIELD_IS_NONE, DMLCPU_FIELD_IS_INT, DMLCPU_FIELD_IS_SEQUENCE };
+    static int dmlcpu_field_kind(PyObject *value) {
+        if (value == Py_None) return DMLCPU_FIELD_IS_NONE;
+        if (PyLong_CheckExact(value)) return DMLCPU_FIELD_IS_INT;
+        if (PyList_CheckExact(value) || PyTuple_CheckExact(value)) return DMLCPU_FIELD_IS_SEQUENCE;
+        return DMLCPU_FIELD_OTHER;
+    }
     """
-    bint compact_int "dmlcpu_compact_int"(object value, long long *out) noexcept
+    bint compact_int "dmlcpu_compact_int"(PyObject *value, long long *out) noexcept
+    int field_kind "dmlcpu_field_kind"(PyObject *value) noexcept
+    enum:
+        FIELD_IS_NONE "DMLCPU_FIELD_IS_NONE"
+        FIELD_IS_INT "DMLCPU_FIELD_IS_INT"
+        FIELD_IS_SEQUENCE "DMLCPU_FIELD_IS_SEQUENCE"
+    Py_ssize_t sequence_size "Py_SIZE"(PyObject *value) noexcept
+    PyObject **sequence_items "PySequence_Fast_ITEMS"(PyObject *value) noexcept
 
 
-cdef inline int put_int(KeyWords *k, object value) except -1:
+cdef inline int put_int(KeyWords *k, PyObject *value) except -1:
     """1 if value is an exact int within int64 (now encoded), else 0."""
     cdef int overflow = 0
     cdef long long number
-    if type(value) is not int:
+    if field_kind(value) != FIELD_IS_INT:
         return 0
     if compact_int(value, &number):
         put(k, number)
         return 1
-    number = PyLong_AsLongLongAndOverflow(value, &overflow)
+    number = PyLong_AsLongLongAndOverflow(<object>value, &overflow)
     if overflow:
         return 0
     put(k, number)
@@ -176,25 +191,29 @@ cdef inline int put_int(KeyWords *k, object value) except -1:
 
 cdef int put_fields(KeyWords *k, PyObject **fields, Py_ssize_t n_fields) except -1:
     """Encodes fields that are exact ints, None or lists/tuples of exact ints (1), else 0.
-    An exact list is read in one pass that runs no Python code, so nothing changes it."""
+    An exact list is read in one pass that runs no Python code, so nothing changes it. The
+    fields and their items stay borrowed pointers: taking a reference to each (and to its type)
+    had put this loop at 10% of a tiny SLICE call."""
     cdef Py_ssize_t f, i, n
+    cdef PyObject *value
     cdef PyObject **items
+    cdef int kind
     for f in range(n_fields):
-        value = <object>fields[f]
-        kind = type(value)
-        if value is None:
+        value = fields[f]
+        kind = field_kind(value)
+        if kind == FIELD_IS_NONE:
             put(k, FIELD_NONE)
-        elif kind is int:
+        elif kind == FIELD_IS_INT:
             put(k, FIELD_INT)
             if not put_int(k, value):
                 return 0
-        elif kind is list or kind is tuple:
-            n = len(value)
-            items = PySequence_Fast_ITEMS(value)  # borrowed; put_int runs no Python code
+        elif kind == FIELD_IS_SEQUENCE:
+            n = sequence_size(value)
+            items = sequence_items(value)  # borrowed; put_int runs no Python code
             put(k, FIELD_SEQUENCE)
             put(k, n)
             for i in range(n):
-                if not put_int(k, <object>items[i]):
+                if not put_int(k, items[i]):
                     return 0
         else:
             return 0
