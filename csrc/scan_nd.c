@@ -18,7 +18,15 @@
 #include "dispatch.h"
 #include "walk.h"
 
+/* The columns an outer chunk takes are strips of a page of each row at least: threads on
+ * narrower strips of one page each pull the other's lines into their L2 (its prefetchers run on
+ * to the end of the page), so an int8 (128,4096) scan along axis 0 in L2 in 2 KiB strips took
+ * twice the time of one thread on two. Where the call does not stay in L2 and page strips are
+ * fewer than its threads, half a page: int8 (2048-8192,4096) along axis 0, two threads,
+ * 1.45-1.72x as fast as one page strip per row (a single thread); float16's (1024-4096,4096)
+ * 0.80-0.92x in 2 KiB strips against its two 4 KiB strips per row (benchmarks/NOTES.md). */
 #define OUTER_STRIP_MIN_BYTES 4096
+#define OUTER_STRIP_NARROW_BYTES 2048
 
 static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
     switch (dtype) {
@@ -50,7 +58,8 @@ typedef struct scan_plan {
     size_t axis_len;
     int flags;
     int64_t positions, across;
-    int64_t align; /* chunk boundaries fall on multiples of this many scans */
+    int64_t align; /* chunk boundaries fall on lead plus multiples of this many scans */
+    int64_t lead;  /* outer: the columns before dst's first line boundary, or 0 */
 } scan_plan;
 
 /* Scans [begin, end) in flat order, one kernel call per position (or part of one). */
@@ -82,11 +91,14 @@ static void scan_range(const scan_plan *c, int64_t begin, int64_t end) {
     }
 }
 
-/* Chunk i of n: an even share of the scans, boundaries on multiples of align. */
+/* Chunk i of n: an even share of the scans, boundaries on lead plus multiples of align (the
+ * first chunk from 0). */
 static void scan_chunk(void *ctx, int chunk, int chunks) {
     const scan_plan *c = ctx;
     int64_t lo, hi;
-    dmlcpu_share(c->positions * c->across, c->align, chunk, chunks, &lo, &hi);
+    dmlcpu_share(c->positions * c->across - c->lead, c->align, chunk, chunks, &lo, &hi);
+    if (chunk > 0) lo += c->lead;
+    hi += c->lead;
     if (lo < hi) scan_range(c, lo, hi);
 }
 
@@ -171,13 +183,23 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     c.across = inner_size;
     c.positions = 1;
     for (int32_t d = 0; d + 1 < c.ndim; d++) c.positions *= c.sizes[d];
-    /* outer: a page of columns per chunk at least (each row's part of a narrower strip starts
-     * the prefetchers anew: an int8 (8192,4096) scan along axis 0 in 2 KiB strips on 2 threads
-     * took 4x the time of one thread); line: whole groups of 16 lines (8 below) */
-    c.align = outer ? (int64_t)(OUTER_STRIP_MIN_BYTES / elsize) : 16;
-
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
+    /* outer: strips of a page of columns (above), lead so that every boundary falls where a line
+     * of dst starts in its first row (in every row where the rows keep the alignment); else the
+     * two threads on either side write that line in each row. NumPy's large arrays start 16
+     * bytes into a page: float32 (32,4096) along axis 0, two threads, 16.6 -> 13.2 us, (2048,4096)
+     * 1.74 -> 1.21 ms; float16 7-14% faster (benchmarks/NOTES.md). line: whole groups of 16
+     * lines (8 below). */
+    c.align = outer ? (int64_t)(OUTER_STRIP_MIN_BYTES / elsize) : 16;
+    if (outer && (scans + c.align - 1) / c.align < dmlcpu_threads_for(total_bytes) &&
+        !dmlcpu_stays_in_l2(total_bytes))
+        c.align = (int64_t)(OUTER_STRIP_NARROW_BYTES / elsize);
+    if (outer && c.positions == 1 && c.op[DMLCPU_DST].strides[c.ndim - 1] == (int64_t)elsize) {
+        size_t to_line = dmlcpu_bytes_to_aligned(c.op[DMLCPU_DST].data, 64);
+        if (to_line % elsize == 0 && (int64_t)(to_line / elsize) < scans)
+            c.lead = (int64_t)(to_line / elsize);
+    }
     /* A line kernel stores a block of each of 16-64 lines in turn: ordinary stores then read
      * every line for ownership, and non-temporal ones were 2x faster from 2 MiB here at any
      * thread count (benchmarks/NOTES.md), so lines stream by the bytes the whole call moves.

@@ -230,6 +230,50 @@ def test_thread_counts_give_identical_bits(shape, axis, dtype):
             assert_same_bits(y, expected, (shape, axis, op, n, "in place"))
 
 
+def line_offset_array(shape, dtype, offset):
+    """An empty array starting `offset` elements past the start of a cache line."""
+    dtype = np.dtype(dtype)
+    raw = np.empty(int(np.prod(shape)) * dtype.itemsize + 128, np.uint8)
+    start = -raw.ctypes.data % 64 + offset * dtype.itemsize
+    return raw[start:start + int(np.prod(shape)) * dtype.itemsize].view(dtype).reshape(shape)
+
+
+# (columns, bytes): two page strips and a bit, in L2 on two or three threads; under one page
+# strip beyond L2, which the threads then share in half-page strips
+OUTER_SPLITS = {"page strips": (lambda w: 2 * 4096 // w + 5, 3 << 19),
+                "half-page strips": (lambda w: 4096 // w - 3, 7 << 19)}
+
+
+@pytest.mark.parametrize("split", OUTER_SPLITS)
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float32, np.float64])
+def test_outer_chunks_split_on_lines_at_every_alignment(dtype, split):
+    """Threads share an outer scan by columns, each chunk boundary where a line of dst starts
+    (scan_nd.c), the first chunk taking the columns before the first line: dst starting at each
+    element offset in a line moves every boundary. Odd column counts, so rows differ in
+    alignment; reversed rows too (the boundaries then follow the last row's)."""
+    itemsize = np.dtype(dtype).itemsize
+    columns, nbytes = OUTER_SPLITS[split]
+    cols = columns(itemsize)
+    rows = nbytes // (cols * itemsize)
+    rng = np.random.default_rng(29)
+    for op, reverse in ((SUM, False), (PROD, True)):
+        x = random_values(rng, dtype, (rows, cols), op)
+        dmlcpu.set_num_threads(1)
+        _core._force_isa("scalar")
+        expected = scan(op, x, 0, reverse)
+        _core._force_isa(None)
+        for offset in range(64 // itemsize):
+            for n in thread_counts(2, 3):
+                dmlcpu.set_num_threads(n)
+                out = line_offset_array((rows, cols), dtype, offset)
+                scan(op, x, 0, reverse, out=out)
+                assert_same_bits(out, expected, (op, offset, n))
+                y = line_offset_array((rows, cols), dtype, offset)
+                y[...] = x
+                scan(op, y, 0, reverse, out=y)
+                assert_same_bits(y, expected, (op, offset, n, "in place"))
+
+
 # --- dispatch --------------------------------------------------------------------------------
 
 SCAN_SLOTS = ["%s_%s_%s" % (t, op, s) for t in ("u8", "u16", "u32", "u64", "f16", "f32", "f64")
