@@ -12,7 +12,8 @@
  * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
  *   copied by one rows kernel call per panel, not one walk step and call per run;
  * - long packed runs of a call that stays in L2 (dmlcpu_stays_in_l2) go through the rows
- *   kernel too, for its aligned stores;
+ *   kernel too, each as one row stored as into a destination not cached (on x86 a line in
+ *   vectors, then the string copy, as glibc's memcpy copies it; LONG_RUN_CACHED below);
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
@@ -42,6 +43,16 @@
  * the rotation, and lost 4-8% with one.
  */
 #define ROWS_UNALIGNED_MIN_BYTES 2048
+/*
+ * A long packed run in a call that stays in L2 is not stored as into a cached destination (the
+ * rows kernel's aligned walk): where the destination is cached, as when calls come back to back,
+ * the walk and the string copy took the same time (0.99-1.00x), and where it is not, as when other
+ * work ran between calls, the string copy, which writes whole lines without reading them first,
+ * was 1.02-1.08x as fast (the window SLICE at 512 KiB, one thread, every width, two processes;
+ * benchmarks/NOTES.md). Blocks of a JOIN in L2 stay in the walk: the string copy per block lost
+ * 0.5-2.6% warm there.
+ */
+#define LONG_RUN_CACHED 0
 /*
  * Rows read from a source that stays cached are taken as cached too, wherever they are written: a
  * TILE's (it reads at most 1/CACHED_SOURCE_MIN_REPEATS of what it writes). The rows kernel then
@@ -98,7 +109,7 @@ typedef struct copy_plan {
     int32_t outer;        /* dims walked by the odometer */
     panel_kind kind;
     int streams;          /* non-temporal stores: fence after the chunk */
-    dmlcpu_copy_rows_fn rows_kernel; /* PANEL_ROWS; for PANEL_RUN, set to store aligned */
+    dmlcpu_copy_rows_fn rows_kernel; /* PANEL_ROWS; for PANEL_RUN, set for a long run in L2 */
     int rows_cached;      /* PANEL_ROWS: the destination is taken to be in cache, or the source */
     int64_t rows, run;    /* panel shape: rows = 1 for PANEL_RUN; run in kernel elements */
     ptrdiff_t row_ds, row_ss, ds, ss;
@@ -112,8 +123,8 @@ typedef struct copy_plan {
 } copy_plan;
 
 static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t lo, int64_t hi) {
-    if (c->kind == PANEL_RUN && c->rows_kernel != NULL) { /* a packed run stored aligned */
-        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, 1);
+    if (c->kind == PANEL_RUN && c->rows_kernel != NULL) { /* a long packed run, one row */
+        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, LONG_RUN_CACHED);
         return;
     }
     if (c->kind == PANEL_RUN) {
@@ -223,7 +234,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.kernel = table->copy.stream;
             c.streams = 1;
         } else if (c.run >= STREAM_MIN_RUN_BYTES && dmlcpu_stays_in_l2(call)) {
-            c.rows_kernel = table->copy.rows; /* its aligned walk, the run as one row */
+            c.rows_kernel = table->copy.rows; /* the run as one row (LONG_RUN_CACHED) */
         } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
                    c.run < STREAM_MIN_RUN_BYTES) {
             /* shorter runs, but packed one after the other in the destination: one call for

@@ -119,8 +119,8 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
 int dmlcpu_streams(int64_t written, int64_t read);
 /*
  * Whether a call writing `written` bytes keeps its output in each thread's L2: at most
- * DMLCPU_L2_CALL_BYTES per thread. Its long packed runs and its rows are then stored in aligned
- * vectors, which won there and lost beyond it (cache.c, copy_nd.c).
+ * DMLCPU_L2_CALL_BYTES per thread. Its rows are then stored in aligned vectors, which won there
+ * and lost beyond it, and its long packed runs go through the rows kernel (cache.c, copy_nd.c).
  */
 #define DMLCPU_L2_CALL_BYTES ((int64_t)1 << 20)
 int dmlcpu_stays_in_l2(int64_t written);

@@ -81,6 +81,29 @@ def test_single_long_run_split_across_threads():
     assert_all_equal(with_each_count(run), [expected])
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_long_runs_in_l2_at_every_alignment(dtype):
+    """Long packed runs of a call that stays in L2 (copy_nd.c: on x86 a line in vectors, then the
+    string copy from the destination's first line boundary): a SLICE of whole rows, one run of
+    70-360 KiB, into destinations and from sources starting at offsets across a line, on every
+    thread count."""
+    itemsize = np.dtype(dtype).itemsize
+    rng = np.random.default_rng(6)
+    for rows, cols in ((25, 4096 + 5), (20, 5120 - 3)):
+        raw = rng.integers(0, 100, size=rows * cols + 64, dtype=np.uint8).astype(dtype)
+        buf = np.empty(rows * cols + 64, dtype)
+        for src_offset, dst_offset in ((0, 0), (1, 5), (3, 0), (0, 64 // itemsize - 1)):
+            x = raw[src_offset:src_offset + rows * cols].reshape(rows, cols)
+            expected = x[2:-1].copy()
+            out = buf[dst_offset:dst_offset + expected.size].reshape(expected.shape)
+
+            def run():
+                out[...] = 0
+                dmlcpu.slice(x, offsets=[2, 0], sizes=list(expected.shape), out=out)
+                return [out.copy()]
+            assert_all_equal(with_each_count(run), [expected])
+
+
 def test_transpose_and_gather_identical_across_thread_counts():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2051, 517)).astype(np.float32)  # blocked transpose
