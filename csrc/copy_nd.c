@@ -48,7 +48,7 @@
  * rows kernel's aligned walk): where the destination is cached, as when calls come back to back,
  * the walk and the string copy took the same time (0.99-1.00x), and where it is not, as when other
  * work ran between calls, the string copy, which writes whole lines without reading them first,
- * was 1.02-1.08x as fast (the window SLICE at 512 KiB, one thread, every width, two processes;
+ * was 1.00-1.08x as fast (the window SLICE at 512 KiB, one thread, every width, three processes;
  * benchmarks/NOTES.md). Blocks of a JOIN in L2 stay in the walk: the string copy per block lost
  * 0.5-2.6% warm there.
  */

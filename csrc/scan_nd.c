@@ -189,7 +189,7 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
      * of dst starts in its first row (in every row where the rows keep the alignment); else the
      * two threads on either side write that line in each row. NumPy's large arrays start 16
      * bytes into a page: float32 (32,4096) along axis 0, two threads, 16.6 -> 13.2 us, (2048,4096)
-     * 1.74 -> 1.21 ms; float16 7-14% faster (benchmarks/NOTES.md). line: whole groups of 16
+     * 1.74 -> 1.21 ms; float16 1.07-1.17x (benchmarks/NOTES.md). line: whole groups of 16
      * lines (8 below). */
     c.align = outer ? (int64_t)(OUTER_STRIP_MIN_BYTES / elsize) : 16;
     if (outer && (scans + c.align - 1) / c.align < dmlcpu_threads_for(total_bytes) &&
