@@ -230,14 +230,6 @@ def test_thread_counts_give_identical_bits(shape, axis, dtype):
             assert_same_bits(y, expected, (shape, axis, op, n, "in place"))
 
 
-def line_offset_array(shape, dtype, offset):
-    """An empty array starting `offset` elements past the start of a cache line."""
-    dtype = np.dtype(dtype)
-    raw = np.empty(int(np.prod(shape)) * dtype.itemsize + 128, np.uint8)
-    start = -raw.ctypes.data % 64 + offset * dtype.itemsize
-    return raw[start:start + int(np.prod(shape)) * dtype.itemsize].view(dtype).reshape(shape)
-
-
 # (columns, bytes): two page strips and a bit, in L2 on two or three threads; under one page
 # strip beyond L2, which the threads then share in half-page strips
 OUTER_SPLITS = {"page strips": (lambda w: 2 * 4096 // w + 5, 3 << 19),
@@ -265,10 +257,10 @@ def test_outer_chunks_split_on_lines_at_every_alignment(dtype, split):
         for offset in range(64 // itemsize):
             for n in thread_counts(2, 3):
                 dmlcpu.set_num_threads(n)
-                out = line_offset_array((rows, cols), dtype, offset)
+                out = at_page_offset(x.nbytes, offset * itemsize).view(dtype).reshape(x.shape)
                 scan(op, x, 0, reverse, out=out)
                 assert_same_bits(out, expected, (op, offset, n))
-                y = line_offset_array((rows, cols), dtype, offset)
+                y = at_page_offset(x.nbytes, offset * itemsize).view(dtype).reshape(x.shape)
                 y[...] = x
                 scan(op, y, 0, reverse, out=y)
                 assert_same_bits(y, expected, (op, offset, n, "in place"))

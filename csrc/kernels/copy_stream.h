@@ -192,17 +192,18 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
 }
 
 /*
- * Rows with ordinary stores, in one call (TILE (8,1,1024) x (1,64,1) int8 took 11.4-11.8 us
- * with a walk step and a call per row). Into a destination in cache, aligned vectors: 7.3-7.5 us
- * against 8.3 us for the packed-run kernel per row, which stores the lines where rows meet twice.
- * Into one that is not (the driver's rule, copy_nd.c: rows of 2 KiB and more, a call beyond L2),
- * row by row as glibc's memcpy copies them: the first line's worth in vectors, the rest by the
- * string copy from the line boundary on. There, TILE (r,1,1024) x (1,64,1) at 8 MiB, the aligned
- * walk took 1.38-1.43x the time of unaligned vectors row by row cold (one thread), and those
- * (stores straddling two lines in NumPy's large arrays, 16 bytes into a page) 1.03-1.06x the time
- * of the string copy cold and warm, 1.11-1.18x warm on two threads (benchmarks/NOTES.md). Its
- * source cached instead (copy_nd.c), the aligned walk prefetching the destination took 0.50-0.95x
- * their time cold and 0.69-0.91x warm on two threads (one thread 0.97-1.03x).
+ * Rows with ordinary stores, in one call (TILE (8,1,1024) x (1,64,1) int8 took 11.4-11.8 us with a
+ * walk step and a call per row). Into a destination in cache, aligned vectors: 7.3-7.5 us against
+ * 8.3 us for the packed-run kernel per row, which stores the lines where rows meet twice. Into one
+ * that is not (the driver's rule, copy_nd.c: rows of 2 KiB and more, a call beyond L2; a long
+ * packed run of a call in L2, as one row), row by row as glibc's memcpy copies them: the first
+ * line's worth in vectors, the rest by the string copy from the line boundary on. There, TILE
+ * (r,1,1024) x (1,64,1) at 8 MiB, the aligned walk took 1.38-1.43x the time of unaligned vectors
+ * row by row cold (one thread), and those (stores straddling two lines in NumPy's large arrays, 16
+ * bytes into a page) 1.03-1.06x the time of the string copy cold and warm, 1.11-1.18x warm on two
+ * threads (benchmarks/NOTES.md). Its source cached instead (copy_nd.c), the aligned walk
+ * prefetching the destination took 0.50-0.95x their time cold and 0.69-0.91x warm on two threads
+ * (one thread 0.97-1.03x).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *src, ptrdiff_t ss,
                                                       size_t row, size_t rows, int cached) {
