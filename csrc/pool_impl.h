@@ -21,6 +21,7 @@
  * on for 20 ms, even yielding the CPU at every turn, slowed ONNX Runtime's next calls on this
  * machine up to 2.4x: benchmarks/NOTES.md).
  */
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
@@ -38,8 +39,14 @@
 #endif
 
 #define POOL_SPIN_NS 50000
+/* A job of fewer chunks than this per thread, with a worker asleep, starts on the caller alone
+ * (dmlcpu_pool_run); larger ones wake the workers first. */
+#define POOL_SMALL_JOB_CHUNKS_PER_THREAD 4
 static struct {
-    int workers; /* started so far */
+    int workers;  /* started so far */
+    int sleeping; /* workers waiting on the wake condition */
+    uint64_t wake_ns;     /* what waking sleeping workers cost the caller lately (0: not yet) */
+    uint64_t last_end_ns; /* when the last job ended */
     unsigned long generation;
     dmlcpu_task_fn task;
     void *ctx;
@@ -71,9 +78,10 @@ static void pool_spin(atomic_ulong *word, unsigned long value, int until_equal) 
     }
 }
 
-/* Claims and runs chunks of the current job until none is left. Called with the lock held. */
-static void pool_run_chunks(void) {
-    while (jobs.next < jobs.chunks) {
+/* Claims and runs chunks of the current job until none is left, or only `most` of them. Called
+ * with the lock held. */
+static void pool_run_chunks(int most) {
+    while (jobs.next < jobs.chunks && most-- > 0) {
         int chunk = jobs.next++;
         dmlcpu_task_fn task = jobs.task;
         void *ctx = jobs.ctx;
@@ -98,9 +106,13 @@ static void pool_worker_loop(void) {
             pool_spin(&started_generation, seen, 0);
             pool_lock();
         }
-        while (jobs.generation == seen) pool_wait_wake();
+        while (jobs.generation == seen) {
+            jobs.sleeping++;
+            pool_wait_wake();
+            jobs.sleeping--;
+        }
         seen = jobs.generation;
-        pool_run_chunks();
+        pool_run_chunks(INT_MAX);
     }
 }
 
@@ -118,8 +130,29 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
     jobs.pending = chunks;
     jobs.generation++;
     atomic_store_explicit(&started_generation, jobs.generation, memory_order_release);
-    pool_wake_all();
-    pool_run_chunks(); /* the caller works too; if no worker could start it does everything */
+    /* Spinning workers take the job by themselves; sleeping ones are woken where that pays.
+     * Waking one costs the caller the wake-up call, 16-30 us on this project's AMD VM (a 512
+     * KiB copy takes 17 us on one thread). So a small job, with no job just before it (whose
+     * workers would still be spinning had they been woken), starts on the caller alone: its
+     * first chunk is timed, and the rest wait for a worker only where they would take the
+     * caller longer than twice what a wake has cost lately. */
+    int wake = jobs.sleeping > 0;
+    if (wake && chunks < POOL_SMALL_JOB_CHUNKS_PER_THREAD * threads &&
+        pool_now_ns() - jobs.last_end_ns > POOL_SPIN_NS) {
+        uint64_t start = pool_now_ns();
+        pool_run_chunks(1);
+        uint64_t chunk_ns = pool_now_ns() - start;
+        wake = (uint64_t)(jobs.chunks - jobs.next) * chunk_ns > 2 * jobs.wake_ns;
+    }
+    if (wake) {
+        pool_unlock(); /* a woken worker's first step is to take the lock */
+        uint64_t start = pool_now_ns();
+        pool_wake_all();
+        uint64_t cost = pool_now_ns() - start;
+        jobs.wake_ns = jobs.wake_ns == 0 ? cost : (3 * jobs.wake_ns + cost) / 4;
+        pool_lock();
+    }
+    pool_run_chunks(INT_MAX); /* the caller works too; if no worker could start it does all */
     if (jobs.pending > 0) {
         unsigned long generation = jobs.generation;
         pool_unlock();
@@ -127,6 +160,7 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
         pool_lock();
     }
     while (jobs.pending > 0) pool_wait_done();
+    jobs.last_end_ns = pool_now_ns();
     jobs.task = NULL;
     jobs.ctx = NULL;
     jobs.chunks = 0;

@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -55,6 +56,23 @@ def test_large_split_slice_join_identical_across_thread_counts():
         j = dmlcpu.join([x, x[:, :, :11].copy()], axis=2)
         return [a, b, s, t, j]
     assert_all_equal(with_each_count(run), expected)
+
+
+@needs_pool
+def test_calls_after_the_workers_sleep_at_every_job_size():
+    """A job finding its workers asleep (idle past their spin) either wakes them or starts on the
+    caller alone, by its size and what a wake has cost; both ways every chunk runs once. Job
+    sizes from two chunks to many, each after a pause, then back to back."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 256, size=(64, 256, 1024), dtype=np.uint8)
+    dmlcpu.set_num_threads(2)
+    for rows in (2, 3, 4, 6, 8, 16, 64):  # 512 KiB to 16 MiB: 2 to 8 chunks on two threads
+        part = x[:rows]
+        expected = [part[:, :, :100].copy(), part[:, :, 100:].copy()]
+        for pause in (0.01, 0.01, 0, 0):
+            time.sleep(pause)
+            got = dmlcpu.split(part, axis=2, output_axis_sizes=[100, 924])
+            assert all(np.array_equal(g, e) for g, e in zip(got, expected))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float64])
