@@ -287,3 +287,36 @@ def test_group_outer_ndim_beyond_a_part_is_refused_by_the_core():
 def test_group_with_unequal_part_lists_is_refused():
     with pytest.raises(CoreError, match="destinations"):
         Plan(1, 1, [("group", [(1, 0, [2], [4])], [], 4, 0)])
+
+
+def at_offset(shape, offset, sentinel=0xA5):
+    """A uint8 array of `shape` starting `offset` bytes into a sentinel-filled 64-byte-aligned
+    base, and the base."""
+    n = int(np.prod(shape))
+    raw = np.full(n + 64 + 128, sentinel, np.uint8)
+    start = -raw.ctypes.data % 64 + offset
+    return raw[start:start + n].reshape(shape), raw, (start, start + n)
+
+
+@pytest.mark.parametrize("offset", range(0, 64, 3))
+def test_vector_walk_splits_a_vector_at_every_place(offset, isa):
+    """A JOIN in L2 with blocks of 256 bytes and more walks its destination in aligned vectors,
+    a vector straddling two blocks loaded from both (AVX2: two whole loads shifted together by a
+    constant per place). Odd block lengths and destination offsets put a block boundary at every
+    byte of a vector; the SPLIT back reads the same walk's blocks from the other side."""
+    rng = np.random.default_rng(offset)
+    sizes = [257, 263, 270, 291]  # a row of 1081 bytes: boundaries at every place mod 64
+    xs = [rng.integers(0, 256, size=(48, n), dtype=np.uint8) for n in sizes]
+    expected = np.concatenate(xs, axis=1)
+    out, raw, (lo, hi) = at_offset(expected.shape, offset)
+    dmlcpu.join(xs, axis=1, out=out)
+    assert np.array_equal(out, expected)
+    assert (raw[:lo] == 0xA5).all() and (raw[hi:] == 0xA5).all()
+    parts = dmlcpu.split(out, axis=1, output_axis_sizes=sizes)
+    for p, x in zip(parts, xs):
+        assert np.array_equal(p, x)
+    tile_in = rng.integers(0, 256, size=(3, 1, 1057), dtype=np.uint8)  # packed 1057-byte rows
+    tiled, raw, (lo, hi) = at_offset((3, 7, 1057), offset)
+    dmlcpu.tile(tile_in, repeats=[1, 7, 1], out=tiled)
+    assert np.array_equal(tiled, np.tile(tile_in, (1, 7, 1)))
+    assert (raw[:lo] == 0xA5).all() and (raw[hi:] == 0xA5).all()

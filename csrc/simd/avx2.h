@@ -21,13 +21,39 @@ static inline dmlcpu_vec dmlcpu_vec_fill8(uint8_t x) { return _mm256_set1_epi8((
 static inline dmlcpu_vec dmlcpu_vec_fill16(uint16_t x) { return _mm256_set1_epi16((short)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill32(uint32_t x) { return _mm256_set1_epi32((int)x); }
 static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm256_set1_epi64x((long long)x); }
-/* bytes [0, b) from a, bytes [b, 32) from next + [b, 32) (AVX2 has no byte-masked loads) */
+/*
+ * Bytes [0, b) from a, bytes [b, 32) from next + [b, 32), for 0 < b < 32: the 32 bytes ending at
+ * a + b and the 32 from next + b, loaded whole (both inside the blocks of copy_stream.h's walk,
+ * each a vector or longer), then shifted together by a constant per b (AVX2 has no byte-masked
+ * loads, and byte shifts across its lanes take immediates). Through memory instead (two copies
+ * into a stack buffer, one load across both, which stalls store forwarding), JOIN 4 int8 along
+ * axis 2 at 512 KiB (256-byte blocks, a split in each) took 1.8x as long on AMD Zen 4
+ * (benchmarks/NOTES.md).
+ */
+#define DMLCPU_AVX2_SPLIT_CASE(s)                                                                 \
+    case s:                                                                                       \
+        return (s) < 16 ? _mm256_alignr_epi8(mid, low, (s) & 15)                                  \
+                        : _mm256_alignr_epi8(high, mid, (s) & 15);
 static inline dmlcpu_vec dmlcpu_vec_load_split(const char *a, size_t b, const char *next) {
-    char tmp[32];
-    memcpy(tmp, a, b);
-    memcpy(tmp + b, next + b, 32 - b);
-    return dmlcpu_vec_load(tmp);
+    __m256i low = _mm256_loadu_si256((const __m256i *)(a + b - 32));
+    __m256i high = _mm256_loadu_si256((const __m256i *)(next + b));
+    __m256i mid = _mm256_permute2x128_si256(low, high, 0x21); /* low's upper half, high's lower */
+    switch (32 - b) { /* where the result starts in low:high */
+        DMLCPU_AVX2_SPLIT_CASE(1) DMLCPU_AVX2_SPLIT_CASE(2) DMLCPU_AVX2_SPLIT_CASE(3)
+        DMLCPU_AVX2_SPLIT_CASE(4) DMLCPU_AVX2_SPLIT_CASE(5) DMLCPU_AVX2_SPLIT_CASE(6)
+        DMLCPU_AVX2_SPLIT_CASE(7) DMLCPU_AVX2_SPLIT_CASE(8) DMLCPU_AVX2_SPLIT_CASE(9)
+        DMLCPU_AVX2_SPLIT_CASE(10) DMLCPU_AVX2_SPLIT_CASE(11) DMLCPU_AVX2_SPLIT_CASE(12)
+        DMLCPU_AVX2_SPLIT_CASE(13) DMLCPU_AVX2_SPLIT_CASE(14) DMLCPU_AVX2_SPLIT_CASE(15)
+        DMLCPU_AVX2_SPLIT_CASE(16) DMLCPU_AVX2_SPLIT_CASE(17) DMLCPU_AVX2_SPLIT_CASE(18)
+        DMLCPU_AVX2_SPLIT_CASE(19) DMLCPU_AVX2_SPLIT_CASE(20) DMLCPU_AVX2_SPLIT_CASE(21)
+        DMLCPU_AVX2_SPLIT_CASE(22) DMLCPU_AVX2_SPLIT_CASE(23) DMLCPU_AVX2_SPLIT_CASE(24)
+        DMLCPU_AVX2_SPLIT_CASE(25) DMLCPU_AVX2_SPLIT_CASE(26) DMLCPU_AVX2_SPLIT_CASE(27)
+        DMLCPU_AVX2_SPLIT_CASE(28) DMLCPU_AVX2_SPLIT_CASE(29) DMLCPU_AVX2_SPLIT_CASE(30)
+        DMLCPU_AVX2_SPLIT_CASE(31)
+    }
+    return low; /* not reached: 0 < b < 32 */
 }
+#undef DMLCPU_AVX2_SPLIT_CASE
 /* from 32-bit lanes holding 0 or -1 */
 static inline dmlcpu_vmask32 dmlcpu_vmask32_from_lanes(const int32_t *w) { return dmlcpu_vec_load(w); }
 /* 32-bit lane i of the result is lane idx[i] (0..15) of the 16-lane concatenation a:b. */
