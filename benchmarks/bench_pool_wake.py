@@ -1,0 +1,60 @@
+"""One call on one and on two threads after a busy gap: how much a pool worker that has gone to
+sleep (idle past its spin, csrc/pool_impl.h) costs the next call. The caller spins through the gap
+so that its own CPU stays awake; with a gap under the workers' 50 us spin they are still awake.
+Run with PYTHONPATH=src:
+
+    python benchmarks/bench_pool_wake.py [--family "SPLIT axis 1 into 4"] [--sizes 512K,1M,2M,8M]
+                                         [--dtype int8] [--gaps 0,100,1000]
+
+Prints, per size and gap, the median, 10th and 90th percentile of 300 calls in microseconds, one
+thread then two, twice each. Used for benchmarks/NOTES.md.
+"""
+import argparse
+import time
+
+import numpy as np
+
+import dmlcpu
+from dmlcpu import _bench_cases
+
+
+def size_of(text):
+    scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1], 1)
+    return int(text.rstrip("KM")) * scale
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--family", default="SPLIT axis 1 into 4")
+    p.add_argument("--sizes", default="512K,1M,2M,8M")
+    p.add_argument("--dtype", default="int8")
+    p.add_argument("--gaps", default="0,100,1000", help="microseconds between calls")
+    p.add_argument("--calls", type=int, default=300)
+    args = p.parse_args()
+    for size in args.sizes.split(","):
+        case = _bench_cases.FAMILIES[args.family](size_of(size), np.dtype(args.dtype).type, size)
+        ins, outs = case.buffers()
+        run = case.builders["dmlcpu"](ins, outs)
+        for gap_us in (float(g) for g in args.gaps.split(",")):
+            cells = []
+            for threads in (1, 2, 1, 2):
+                dmlcpu.set_num_threads(threads)
+                times = []
+                for _ in range(args.calls):
+                    until = time.perf_counter() + gap_us * 1e-6
+                    while time.perf_counter() < until:
+                        pass
+                    t0 = time.perf_counter()
+                    run()
+                    times.append(time.perf_counter() - t0)
+                times.sort()
+                n = len(times)
+                cells.append("%dT %.1f (%.1f-%.1f)" % (threads, times[n // 2] * 1e6,
+                                                       times[n // 10] * 1e6,
+                                                       times[n * 9 // 10] * 1e6))
+            print("%s %s, gap %g us: %s" % (case.name, size, gap_us, " | ".join(cells)),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
