@@ -302,8 +302,9 @@ def at_offset(shape, offset, sentinel=0xA5):
 def test_vector_walk_splits_a_vector_at_every_place(offset, isa):
     """A JOIN in L2 with blocks of 256 bytes and more walks its destination in aligned vectors,
     a vector straddling two blocks loaded from both (AVX2: two whole loads shifted together by a
-    constant per place). Odd block lengths and destination offsets put a block boundary at every
-    byte of a vector; the SPLIT back reads the same walk's blocks from the other side."""
+    constant per place), as the rows kernel walks a TILE's packed rows. Odd block and row lengths
+    and destination offsets put a boundary at every byte of a vector; the SPLIT back reads the
+    JOIN's blocks from the other side."""
     rng = np.random.default_rng(offset)
     sizes = [257, 263, 270, 291]  # a row of 1081 bytes: boundaries at every place mod 64
     xs = [rng.integers(0, 256, size=(48, n), dtype=np.uint8) for n in sizes]

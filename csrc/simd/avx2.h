@@ -7,7 +7,6 @@
 #define DMLCPU_SIMD_AVX2_H
 #include <immintrin.h>
 #include <stdint.h>
-#include <string.h>
 
 #define DMLCPU_VEC_BYTES 32
 typedef __m256i dmlcpu_vec;
