@@ -17,10 +17,7 @@ import numpy as np
 import dmlcpu
 from dmlcpu import _bench_cases
 
-
-def size_of(text):
-    scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1], 1)
-    return int(text.rstrip("KM")) * scale
+from bench_ab import parse_size  # this script's folder is on the path when it runs
 
 
 def main():
@@ -32,7 +29,7 @@ def main():
     p.add_argument("--calls", type=int, default=300)
     args = p.parse_args()
     for size in args.sizes.split(","):
-        case = _bench_cases.FAMILIES[args.family](size_of(size), np.dtype(args.dtype).type, size)
+        case = _bench_cases.FAMILIES[args.family](parse_size(size), np.dtype(args.dtype).type, size)
         ins, outs = case.buffers()
         run = case.builders["dmlcpu"](ins, outs)
         for gap_us in (float(g) for g in args.gaps.split(",")):

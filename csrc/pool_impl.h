@@ -39,9 +39,6 @@
 #endif
 
 #define POOL_SPIN_NS 50000
-/* A job of fewer chunks than this per thread, with a worker asleep, starts on the caller alone
- * (dmlcpu_pool_run); larger ones wake the workers first. */
-#define POOL_SMALL_JOB_CHUNKS_PER_THREAD 4
 static struct {
     int workers;  /* started so far */
     int sleeping; /* workers waiting on the wake condition */
@@ -132,12 +129,13 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
     atomic_store_explicit(&started_generation, jobs.generation, memory_order_release);
     /* Spinning workers take the job by themselves; sleeping ones are woken where that pays.
      * Waking one costs the caller the wake-up call, 16-30 us on this project's AMD VM (a 512
-     * KiB copy takes 17 us on one thread). So a small job, with no job just before it (whose
-     * workers would still be spinning had they been woken), starts on the caller alone: its
-     * first chunk is timed, and the rest wait for a worker only where they would take the
-     * caller longer than twice what a wake has cost lately. */
+     * KiB copy takes 17 us on one thread). So a small job (cut into fewer than a full share of
+     * chunks per thread), with no job just before it (whose workers would still be spinning had
+     * they been woken), starts on the caller alone: its first chunk is timed, and the rest wait
+     * for a worker only where they would take the caller longer than twice what a wake has
+     * cost lately. A larger job wakes them first, not a chunk late. */
     int wake = jobs.sleeping > 0;
-    if (wake && chunks < POOL_SMALL_JOB_CHUNKS_PER_THREAD * threads &&
+    if (wake && chunks < DMLCPU_CHUNKS_PER_THREAD * threads &&
         pool_now_ns() - jobs.last_end_ns > POOL_SPIN_NS) {
         uint64_t start = pool_now_ns();
         pool_run_chunks(1);

@@ -49,10 +49,6 @@ int dmlcpu_get_num_threads(void) {
     return atomic_load(&num_threads);
 }
 
-/* Chunks per thread: a thread that starts late (its CPU was busy or asleep) leaves its share to
- * the others, which claim chunks as they finish theirs, instead of holding the whole call up. */
-#define CHUNKS_PER_THREAD 4
-
 int dmlcpu_threads_for(int64_t bytes) {
     int64_t threads = dmlcpu_get_num_threads(), by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
     if (by_size < 1) return 1;
@@ -62,7 +58,7 @@ int dmlcpu_threads_for(int64_t bytes) {
 int dmlcpu_chunks_for(int64_t bytes, int64_t units) {
     int64_t chunks = dmlcpu_threads_for(bytes);
     if (chunks < 2) return 1;
-    chunks *= CHUNKS_PER_THREAD;
+    chunks *= DMLCPU_CHUNKS_PER_THREAD;
     int64_t by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
     if (by_size < chunks) chunks = by_size;
     if (units < chunks) chunks = units;

@@ -11,6 +11,12 @@
 
 #include "internal.h"
 
+/* Chunks per thread of a call the size of a full share (dmlcpu_chunks_for): a thread that starts
+ * late (its CPU was busy or asleep) leaves its share to the others, which claim chunks as they
+ * finish theirs, instead of holding the whole call up. A job cut into fewer is a small one to the
+ * pool (pool_impl.h). */
+#define DMLCPU_CHUNKS_PER_THREAD 4
+
 #if defined(_WIN32)
 #define DMLCPU_POOL_WIN32 1 /* threads_win32.c */
 #else

@@ -72,6 +72,24 @@ def sentinel_array(dtype, shape):
         shape)
 
 
+def at_page_offset(nbytes, offset, fill=None):
+    """A uint8 buffer of nbytes starting `offset` bytes into a 4 KiB page of a larger base, the
+    base filled with `fill` where given (outside_untouched then checks it)."""
+    raw = np.empty(nbytes + 8192, np.uint8)
+    if fill is not None:
+        raw[...] = fill
+    start = (-raw.ctypes.data) % 4096 + offset
+    return raw[start:start + nbytes]
+
+
+def outside_untouched(view, fill):
+    """Whether every byte of the base of an at_page_offset buffer outside `view` (that buffer, or
+    a view of all of it) still holds `fill`."""
+    raw = view.base
+    start = view.ctypes.data - raw.ctypes.data
+    return bool((raw[:start] == fill).all() and (raw[start + view.nbytes:] == fill).all())
+
+
 def extent(n, step, offset):
     """Base elements along one dimension: the offset, the view's span, one element of padding."""
     return offset + ((n - 1) * abs(step) + 1 if step and n else 1) + 1

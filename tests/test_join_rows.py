@@ -16,7 +16,8 @@ from dmlcpu._core import Plan
 from dmlcpu._errors import CoreError
 
 import reference
-from arrays import Layout, SentinelOutput, contiguous_layout, random_input
+from arrays import (Layout, SentinelOutput, at_page_offset, contiguous_layout, outside_untouched,
+                    random_input)
 from conftest import assert_same_bits
 from thread_pool import thread_counts
 
@@ -289,15 +290,6 @@ def test_group_with_unequal_part_lists_is_refused():
         Plan(1, 1, [("group", [(1, 0, [2], [4])], [], 4, 0)])
 
 
-def at_offset(shape, offset, sentinel=0xA5):
-    """A uint8 array of `shape` starting `offset` bytes into a sentinel-filled 64-byte-aligned
-    base, and the base."""
-    n = int(np.prod(shape))
-    raw = np.full(n + 64 + 128, sentinel, np.uint8)
-    start = -raw.ctypes.data % 64 + offset
-    return raw[start:start + n].reshape(shape), raw, (start, start + n)
-
-
 @pytest.mark.parametrize("offset", range(0, 64, 3))
 def test_vector_walk_splits_a_vector_at_every_place(offset, isa):
     """A JOIN in L2 with blocks of 256 bytes and more walks its destination in aligned vectors,
@@ -309,15 +301,15 @@ def test_vector_walk_splits_a_vector_at_every_place(offset, isa):
     sizes = [257, 263, 270, 291]  # a row of 1081 bytes: boundaries at every place mod 64
     xs = [rng.integers(0, 256, size=(48, n), dtype=np.uint8) for n in sizes]
     expected = np.concatenate(xs, axis=1)
-    out, raw, (lo, hi) = at_offset(expected.shape, offset)
+    out = at_page_offset(expected.nbytes, offset, fill=0xA5).reshape(expected.shape)
     dmlcpu.join(xs, axis=1, out=out)
     assert np.array_equal(out, expected)
-    assert (raw[:lo] == 0xA5).all() and (raw[hi:] == 0xA5).all()
+    assert outside_untouched(out, 0xA5)
     parts = dmlcpu.split(out, axis=1, output_axis_sizes=sizes)
     for p, x in zip(parts, xs):
         assert np.array_equal(p, x)
     tile_in = rng.integers(0, 256, size=(3, 1, 1057), dtype=np.uint8)  # packed 1057-byte rows
-    tiled, raw, (lo, hi) = at_offset((3, 7, 1057), offset)
+    tiled = at_page_offset(3 * 7 * 1057, offset, fill=0xA5).reshape(3, 7, 1057)
     dmlcpu.tile(tile_in, repeats=[1, 7, 1], out=tiled)
     assert np.array_equal(tiled, np.tile(tile_in, (1, 7, 1)))
-    assert (raw[:lo] == 0xA5).all() and (raw[hi:] == 0xA5).all()
+    assert outside_untouched(tiled, 0xA5)

@@ -13,6 +13,7 @@ import pytest
 
 import dmlcpu
 from dmlcpu import AxisDirection, _core
+from arrays import at_page_offset
 from conftest import assert_same_bits, usable_isas
 from scan_reference import PROD, SUM, reference_scan
 from thread_pool import thread_counts
@@ -131,13 +132,6 @@ def test_outer_rows_across_the_accumulator_block(isa, dtype):
             x = random_values(rng, dtype, (5, width), op)
             assert_same_bits(scan(op, x, 0, True, exclusive),
                              reference_scan(x, 0, op, True, exclusive), (isa, width, op))
-
-
-def at_page_offset(nbytes, offset):
-    """A uint8 buffer of nbytes starting `offset` bytes into a 4 KiB page."""
-    raw = np.empty(nbytes + 8192, np.uint8)
-    start = (-raw.ctypes.data) % 4096 + offset
-    return raw[start:start + nbytes]
 
 
 @pytest.mark.parametrize("isa", ["scalar"] + WIDE)
