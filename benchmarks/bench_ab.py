@@ -5,9 +5,13 @@ to 25%). Run with PYTHONPATH=src:
 
     python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,128M]
                                   [--families "JOIN 4 axis 1;..."] [--threads 1,2]
+    python benchmarks/bench_ab.py --knob reuse --values auto,off --sizes 4M,6M,8M
     python benchmarks/bench_ab.py --knob tile --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
 
 Knobs: ``stream``, the streaming-store threshold (bytes written per call; "off" never streams);
+``reuse``, the bytes a thread up to which a copy beyond the threshold writes cached where it rewrites
+the last one's output right after it (``_core._set_stream_reuse``; "off": the threshold alone
+decides);
 ``tile``, TILE's limit (``_core._set_tile_limit``; "off": every output doubled in place, the
 first algorithm). "auto" is the built-in setting. Prints, per case, milliseconds per call at each setting
 and the first setting's time over it (above 1: that setting is faster). Used for
@@ -31,7 +35,7 @@ def parse_size(text):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--knob", choices=("stream", "tile"), default="stream")
+    p.add_argument("--knob", choices=("stream", "reuse", "tile"), default="stream")
     p.add_argument("--values", default="auto,4M,off")
     p.add_argument("--sizes", default="8M,32M,128M")
     p.add_argument("--widths", default="1,4")
@@ -42,19 +46,22 @@ def main():
     p.add_argument("--budget", type=float, default=1.0)
     args = p.parse_args()
     thresholds = args.values.split(",")
-    setter = {"stream": _core._set_stream_threshold, "tile": _core._set_tile_limit}[args.knob]
+    setter = {"stream": _core._set_stream_threshold, "reuse": _core._set_stream_reuse,
+              "tile": _core._set_tile_limit}[args.knob]
     print("detected stream threshold: %d KiB" % (_core._config()["stream_threshold"] // 1024))
     for family in args.families.split(";"):
         for width in (int(w) for w in args.widths.split(",")):
             for size in args.sizes.split(","):
-                case = _bench_cases.FAMILIES[family](_bench_cases.SIZES[size],
+                case = _bench_cases.FAMILIES[family](_bench_cases.SIZES.get(size) or parse_size(size),
                                                      _bench_cases.DTYPES[width], size)
                 sets = [case.buffers() for _ in range(len(thresholds) + 1)]
                 fns = []
                 for t in thresholds:
                     alternatives = []
                     for ins, outs in sets:
-                        def fn(run=case.builders["dmlcpu"](ins, outs), value=parse_size(t)):
+                        value = 0 if args.knob == "reuse" and t == "off" else parse_size(t)
+
+                        def fn(run=case.builders["dmlcpu"](ins, outs), value=value):
                             setter(value)
                             run()
                         alternatives.append(fn)

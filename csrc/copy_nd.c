@@ -219,6 +219,11 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             read_bytes = INT64_MAX;
     }
     int streams = stream == DMLCPU_STREAM_AUTO ? dmlcpu_streams(total_bytes, read_bytes) : stream;
+    uint64_t asked_at = 0; /* when this copy asked dmlcpu_rewrites_last_output, if it did */
+    if (stream == DMLCPU_STREAM_AUTO && streams && dmlcpu_may_write_cached(total_bytes, read_bytes)) {
+        asked_at = dmlcpu_now_ns();
+        streams = !dmlcpu_rewrites_last_output(p->op[DMLCPU_DST].data, asked_at);
+    }
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
@@ -285,6 +290,7 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         chunks = dmlcpu_chunks_for(total_bytes, pieces);
     }
     dmlcpu_parallel(copy_chunk, &c, chunks);
+    if (asked_at != 0) dmlcpu_wrote_output(p->op[DMLCPU_DST].data, asked_at);
 }
 
 dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,

@@ -313,8 +313,14 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
     const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
     g->packed = table->copy.run[0][DMLCPU_RUN_CONTIGUOUS];
-    if (dmlcpu_streams(total_bytes, total_bytes) &&
-        (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES))
+    int streams = dmlcpu_streams(total_bytes, total_bytes) &&
+                  (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES);
+    uint64_t asked_at = 0; /* when this pass asked dmlcpu_rewrites_last_output, if it did */
+    if (streams && dmlcpu_may_write_cached(total_bytes, total_bytes)) {
+        asked_at = dmlcpu_now_ns();
+        streams = !dmlcpu_rewrites_last_output(g->ops[0].data, asked_at);
+    }
+    if (streams)
         g->stream = table->copy.stream;
     else if (dmlcpu_stays_in_l2(total_bytes))
         g->aligned = table->copy.rows;
@@ -329,6 +335,7 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
         g->part_panels = packs_each_part(g);
     }
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
+    if (asked_at != 0) dmlcpu_wrote_output(g->ops[0].data, asked_at);
     return 1;
 }
 

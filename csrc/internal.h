@@ -118,6 +118,20 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
 int dmlcpu_streams(int64_t written, int64_t read);
 /*
+ * Where dmlcpu_streams says yes, a copy moving at most dmlcpu_stream_reuse() bytes a thread (in
+ * dmlcpu_streams' measure: dmlcpu_may_write_cached) writes its output cached if it rewrites the
+ * output of the last copy that asked, which ended less than that copy took ago (cache.c):
+ *     asked_at = dmlcpu_now_ns(); streams = !dmlcpu_rewrites_last_output(output, asked_at);
+ *     ... the copy ...; dmlcpu_wrote_output(output, asked_at);
+ * `output` is the output's (the first part's) element 0, as the normalized walk has it.
+ */
+int dmlcpu_may_write_cached(int64_t written, int64_t read);
+int dmlcpu_rewrites_last_output(const char *output, uint64_t now_ns);
+void dmlcpu_wrote_output(const char *output, uint64_t asked_at);
+int64_t dmlcpu_stream_reuse_rule(int64_t llc_bytes, int32_t sharing, int64_t threshold);
+/* A monotonic clock in nanoseconds (the pool file's; 0 where there is none). */
+uint64_t dmlcpu_now_ns(void);
+/*
  * Whether a call writing `written` bytes keeps its output in each thread's L2: at most
  * DMLCPU_L2_CALL_BYTES per thread. Its rows are then stored in aligned vectors, which won there
  * and lost beyond it, and its long packed runs go through the rows kernel (cache.c, copy_nd.c).

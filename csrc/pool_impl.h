@@ -8,7 +8,7 @@
  *   pool_try_own() / pool_disown()     the busy flag: 1 if this caller now owns the pool
  *   pool_start_workers(want)           starts workers until jobs.workers == want - 1 or the
  *                                      system refuses (lock held); each runs pool_worker_loop()
- *   pool_now_ns()                      a monotonic clock
+ *   dmlcpu_now_ns()                    a monotonic clock (internal.h)
  * Workers wait for a new generation, then claim chunks one at a time; the caller claims chunks
  * too and returns once all are done. A caller that finds the pool busy (another Python thread's
  * job) runs its own chunks: one job at a time. threads.h has the contract.
@@ -62,16 +62,15 @@ static void pool_signal_done(void);
 static int pool_try_own(void);
 static void pool_disown(void);
 static void pool_start_workers(int want);
-static uint64_t pool_now_ns(void);
 
 /* Spins while (*word == value) != until_equal, for at most POOL_SPIN_NS (the clock is read every
  * 64 turns). Called without the lock; the caller then checks again under it. */
 static void pool_spin(atomic_ulong *word, unsigned long value, int until_equal) {
-    uint64_t start = pool_now_ns();
+    uint64_t start = dmlcpu_now_ns();
     for (unsigned turn = 1;
          (atomic_load_explicit(word, memory_order_acquire) == value) != until_equal; turn++) {
         pool_cpu_relax();
-        if (turn % 64 == 0 && pool_now_ns() - start > POOL_SPIN_NS) return;
+        if (turn % 64 == 0 && dmlcpu_now_ns() - start > POOL_SPIN_NS) return;
     }
 }
 
@@ -136,17 +135,17 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
      * cost lately. A larger job wakes them first, not a chunk late. */
     int wake = jobs.sleeping > 0;
     if (wake && chunks < DMLCPU_CHUNKS_PER_THREAD * threads &&
-        pool_now_ns() - jobs.last_end_ns > POOL_SPIN_NS) {
-        uint64_t start = pool_now_ns();
+        dmlcpu_now_ns() - jobs.last_end_ns > POOL_SPIN_NS) {
+        uint64_t start = dmlcpu_now_ns();
         pool_run_chunks(1);
-        uint64_t chunk_ns = pool_now_ns() - start;
+        uint64_t chunk_ns = dmlcpu_now_ns() - start;
         wake = (uint64_t)(jobs.chunks - jobs.next) * chunk_ns > 2 * jobs.wake_ns;
     }
     if (wake) {
         pool_unlock(); /* a woken worker's first step is to take the lock */
-        uint64_t start = pool_now_ns();
+        uint64_t start = dmlcpu_now_ns();
         pool_wake_all();
-        uint64_t cost = pool_now_ns() - start;
+        uint64_t cost = dmlcpu_now_ns() - start;
         jobs.wake_ns = jobs.wake_ns == 0 ? cost : (3 * jobs.wake_ns + cost) / 4;
         pool_lock();
     }
@@ -158,7 +157,7 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
         pool_lock();
     }
     while (jobs.pending > 0) pool_wait_done();
-    jobs.last_end_ns = pool_now_ns();
+    jobs.last_end_ns = dmlcpu_now_ns();
     jobs.task = NULL;
     jobs.ctx = NULL;
     jobs.chunks = 0;

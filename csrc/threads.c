@@ -33,6 +33,7 @@ void dmlcpu_threads_init(void) {
 
 int dmlcpu_threads_compiled(void) { return 0; }
 void dmlcpu_threads_init(void) {}
+uint64_t dmlcpu_now_ns(void) { return 0; } /* no clock: nothing is timed (cache.c) */
 
 #endif
 

@@ -33,7 +33,7 @@ static void pool_signal_done(void) { pthread_cond_signal(&locks.done); }
 static int pool_try_own(void) { return pthread_mutex_trylock(&locks.busy) == 0; }
 static void pool_disown(void) { pthread_mutex_unlock(&locks.busy); }
 static void pool_start_workers(int want);
-static uint64_t pool_now_ns(void) {
+uint64_t dmlcpu_now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;

@@ -36,7 +36,7 @@ static int pool_try_own(void) { return TryAcquireSRWLockExclusive(&locks.busy) !
 static void pool_disown(void) { ReleaseSRWLockExclusive(&locks.busy); }
 static void pool_start_workers(int want);
 static LARGE_INTEGER frequency; /* set once by dmlcpu_pool_init */
-static uint64_t pool_now_ns(void) {
+uint64_t dmlcpu_now_ns(void) {
     LARGE_INTEGER now;
     QueryPerformanceCounter(&now);
     return (uint64_t)((double)now.QuadPart * 1e9 / (double)frequency.QuadPart);

@@ -129,3 +129,132 @@ def test_results_do_not_depend_on_the_threshold(threshold, threads, isa):
     finally:
         _core._set_stream_threshold(before)
         dmlcpu.set_num_threads(before_threads)
+
+
+def reuse_rule(llc, sharing, threshold):
+    """A copy beyond the threshold rewriting the last one's output right after it writes cached
+    up to a quarter of a thread's share of the cache as reported, where that is above the
+    threshold and the share at most 16 MiB (a larger one is a virtual machine's host's)."""
+    share = llc // max(sharing, 1)
+    limit = share // 4
+    return limit if share <= 16 * MiB and limit > threshold else 0
+
+
+@pytest.mark.parametrize("llc, sharing, threshold, expected", [
+    (32 * MiB, 2, 3 * MiB, 4 * MiB),        # AMD EPYC (Zen 4) VM: a CCD's L3, two vCPUs
+    (300 * MiB, 2, 3 * MiB, 0),             # Intel Xeon VM: its host's L3
+    (32 * MiB, 16, 8 * MiB, 0),             # the same L3 on bare metal, 16 threads
+    (8 * MiB, 1, 3 * MiB, 0)])              # nothing detected: the default
+def test_reuse_rule_examples(llc, sharing, threshold, expected):
+    assert reuse_rule(llc, sharing, threshold) == expected
+
+
+def test_reuse_limit_follows_the_rule():
+    assert CONFIG["stream_reuse_bytes"] == reuse_rule(
+        CONFIG["llc_bytes"], CONFIG["llc_sharing"], CONFIG["stream_threshold"])
+
+
+def test_a_threshold_from_the_environment_is_exact():
+    assert config_with_env(DMLCPU_STREAM_THRESHOLD="3M")["stream_reuse_bytes"] == 0
+
+
+def test_a_threshold_set_by_hand_turns_reuse_off_until_restored():
+    before = _core._set_stream_threshold(4 * MiB)
+    try:
+        assert _core._config()["stream_reuse_bytes"] == 0
+    finally:
+        _core._set_stream_threshold(before)
+    assert _core._config()["stream_reuse_bytes"] == CONFIG["stream_reuse_bytes"]
+
+
+def test_set_stream_reuse_returns_the_previous_and_restores():
+    before = _core._set_stream_reuse(12345)
+    try:
+        assert before == CONFIG["stream_reuse_bytes"]
+        assert _core._config()["stream_reuse_bytes"] == 12345
+    finally:
+        assert _core._set_stream_reuse(-1) == 12345
+    assert _core._config()["stream_reuse_bytes"] == CONFIG["stream_reuse_bytes"]
+
+
+def test_show_config_says_when_outputs_rewritten_stay_cached(capsys):
+    before = _core._set_stream_reuse(5 * MiB)
+    try:
+        dmlcpu.show_config()
+        assert "except copies of up to 5120 KiB a thread rewriting the last one's output" in (
+            capsys.readouterr().out)
+        _core._set_stream_reuse(0)
+        dmlcpu.show_config()
+        assert "rewriting" not in capsys.readouterr().out
+    finally:
+        _core._set_stream_reuse(before)
+
+
+def _rewritten_outputs(seed):
+    """Every copy asks (the threshold 0, the reuse limit unbounded); each op is called on one
+    input, then at once on another differing in every element, into the same outputs: the
+    second call rewrites them cached and must replace every byte. Returns how many calls were
+    taken as rewrites."""
+    rng = np.random.default_rng(seed)
+    first = rng.integers(-100, 100, size=(33, 70, 130)).astype(np.float32)
+    ops = [
+        (lambda x, out: dmlcpu.split(x[:, 1:], axis=1, output_axis_sizes=[7, 0, 62],
+                                     outputs=out),
+         lambda x: reference.split(x[:, 1:], 1, [7, 0, 62])),  # not line-aligned
+        (lambda x, out: dmlcpu.join([x, x[:, 1:]], axis=1, out=out[0]),
+         lambda x: [reference.join([x, x[:, 1:]], 1)]),
+        (lambda x, out: dmlcpu.slice(x, offsets=[0, 3, 1], sizes=[33, 60, 120],
+                                     strides=[1, 1, 1], out=out[0]),
+         lambda x: [x[:, 3:63, 1:121]]),
+        (lambda x, out: dmlcpu.tile(x[:3, :5], repeats=[40, 3, 2], out=out[0]),
+         lambda x: [reference.tile(x[:3, :5], [40, 3, 2])]),
+    ]
+    rewrites = _core._stream_rewrites()
+    for call, expected_of in ops:
+        outs = [np.empty_like(e) for e in expected_of(first)]
+        for x in (first, first + 1, first + 2):
+            call(first, outs)
+            call(x, outs)  # right after: a rewrite
+            for got, want in zip(outs, expected_of(x)):
+                assert_same_bits(got, want, "rewritten output")
+    return _core._stream_rewrites() - rewrites
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_outputs_rewritten_cached_hold_the_same_bits(threads, isa):
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(0)
+    _core._set_stream_reuse(1 << 62)
+    dmlcpu.set_num_threads(threads)
+    try:
+        assert _rewritten_outputs(threads) > 0
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_stream_reuse(-1)
+        dmlcpu.set_num_threads(before_threads)
+
+
+def test_outputs_rewritten_from_many_threads_at_once():
+    """Calls from several Python threads race on the record of the last output: only the choice
+    of stores may suffer, never a result."""
+    import threading
+    before = _core._set_stream_threshold(0)
+    _core._set_stream_reuse(1 << 62)
+    errors = []
+
+    def work():
+        try:
+            for seed in range(5):
+                _rewritten_outputs(seed)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+    try:
+        workers = [threading.Thread(target=work) for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_stream_reuse(-1)
+    assert not errors, errors[0]

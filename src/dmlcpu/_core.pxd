@@ -1,5 +1,5 @@
 # Extern declarations of the C core; nothing else lives here.
-from libc.stdint cimport int32_t, int64_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uint32_t
 
 
 cdef extern from "dmlcpu/dmlcpu.h" nogil:
@@ -65,9 +65,13 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
         int32_t llc_detected
         int64_t stream_threshold
         int32_t threshold_from_env
+        int64_t stream_reuse_bytes
     const dmlcpu_cache_info *dmlcpu_cache()
     void dmlcpu_set_stream_threshold(int64_t bytes)
     int64_t dmlcpu_stream_threshold()
+    void dmlcpu_set_stream_reuse(int64_t bytes)
+    int64_t dmlcpu_stream_reuse()
+    uint64_t dmlcpu_stream_rewrites()
     void dmlcpu_set_tile_limit(int64_t bytes)
     int dmlcpu_kernel_slot_count()
     const char *dmlcpu_kernel_slot_name(int slot)

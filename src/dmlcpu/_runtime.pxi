@@ -39,6 +39,7 @@ def _config():
         "llc_detected": bool(cache.llc_detected),
         "stream_threshold": dmlcpu_stream_threshold(),
         "stream_threshold_source": _threshold_source(cache),
+        "stream_reuse_bytes": dmlcpu_stream_reuse(),
     }
 
 
@@ -70,8 +71,11 @@ def show_config(file=None):
             c["llc_bytes"] // 1024, c["llc_sharing"], "" if c["llc_detected"] else " (assumed)"),
         "streaming stores: outputs of %d KiB and more (%s)" % (
             c["stream_threshold"] // 1024, c["stream_threshold_source"]),
-        "kernels:",
     ]
+    if c["stream_reuse_bytes"]:
+        lines.append("  except copies of up to %d KiB a thread rewriting the last one's output "
+                     "right after it" % (c["stream_reuse_bytes"] // 1024))
+    lines.append("kernels:")
     lines += ["  %-7s %s" % (isa, " ".join(names)) for isa, names in by_isa.items()]
     if c["note"]:
         lines.append("note:          " + c["note"])
@@ -84,6 +88,21 @@ def _set_stream_threshold(n):
     cdef int64_t before = dmlcpu_stream_threshold()
     dmlcpu_set_stream_threshold(_operator.index(n))
     return before
+
+
+def _set_stream_reuse(n):
+    """Benchmarks and tests: copies beyond the threshold moving at most n bytes a thread write
+    cached where they rewrite the last such copy's output right after it, whatever the threshold
+    (0: never; -1: the default again, the detected limit while the threshold is the detected
+    one). Returns the limit in force before."""
+    cdef int64_t before = dmlcpu_stream_reuse()
+    dmlcpu_set_stream_reuse(_operator.index(n))
+    return before
+
+
+def _stream_rewrites():
+    """Tests: how many copies so far wrote cached as rewrites of the last one's output."""
+    return dmlcpu_stream_rewrites()
 
 
 def _set_tile_limit(n):

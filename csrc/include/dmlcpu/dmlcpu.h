@@ -179,11 +179,22 @@ typedef struct dmlcpu_cache_info {
     int32_t llc_detected;       /* 0: nothing answered, llc_bytes is the default */
     int64_t stream_threshold;   /* bytes */
     int32_t threshold_from_env; /* 1: DMLCPU_STREAM_THRESHOLD; -1: that variable was malformed */
+    int64_t stream_reuse_bytes; /* bytes a thread (dmlcpu_stream_reuse) */
 } dmlcpu_cache_info;
 const dmlcpu_cache_info *dmlcpu_cache(void);
 /* For benchmarks and tests: the threshold from now on (bytes; -1 restores the detected one). */
 void dmlcpu_set_stream_threshold(int64_t bytes);
 int64_t dmlcpu_stream_threshold(void);
+/* A copy beyond the threshold moving at most this many bytes a thread writes cached where it
+ * rewrites the output of the last such copy right after it (a loop over the same buffers: cache.c);
+ * 0: never. By default the detected rule's (stream_reuse_bytes) while the threshold is the
+ * detected one, else 0 (a threshold set by hand or by DMLCPU_STREAM_THRESHOLD is exact); for
+ * benchmarks and tests, dmlcpu_set_stream_reuse sets it whatever the threshold (-1: the default
+ * again). */
+void dmlcpu_set_stream_reuse(int64_t bytes);
+int64_t dmlcpu_stream_reuse(void);
+/* For tests: how many copies so far wrote cached as rewrites. */
+uint64_t dmlcpu_stream_rewrites(void);
 /* For tests: TILE input runs of this many bytes or more are copied straight into every tile,
  * packed or not; otherwise the output goes in blocks of at most this size, those up to half of it
  * doubled in every dim, larger ones dim by dim as the built-in rule does (-1: the built-in rule,
