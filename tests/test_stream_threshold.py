@@ -258,3 +258,26 @@ def test_outputs_rewritten_from_many_threads_at_once():
         _core._set_stream_threshold(before)
         _core._set_stream_reuse(-1)
     assert not errors, errors[0]
+
+
+def test_tile_blocks_rewritten_cached_on_two_threads(isa):
+    """TILE in blocks (short input runs) streams its replicas from twice the threshold; called
+    again at once into the same output on two threads, each writing under twice the threshold,
+    it writes them cached, and must replace every byte."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(1 * MiB)
+    _core._set_stream_reuse(1 << 62)
+    dmlcpu.set_num_threads(2)
+    try:
+        x = np.random.default_rng(5).integers(-100, 100, size=(1, 24, 32, 32)).astype(np.float32)
+        out = np.empty((8, 24, 64, 64), np.float32)  # 3 MiB: 1.5 MiB a thread
+        rewrites = _core._stream_rewrites()
+        for step in (1, 2):
+            dmlcpu.tile(x, repeats=[8, 1, 2, 2], out=out)
+            dmlcpu.tile(x + step, repeats=[8, 1, 2, 2], out=out)  # right after: a rewrite
+            assert_same_bits(out, reference.tile(x + step, [8, 1, 2, 2]), "rewritten TILE")
+        assert _core._stream_rewrites() > rewrites
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_stream_reuse(-1)
+        dmlcpu.set_num_threads(before_threads)
