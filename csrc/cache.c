@@ -46,7 +46,7 @@ static dmlcpu_cache_info info;
 /* the threshold the drivers read: info's, or one a benchmark or test set */
 static _Atomic int64_t threshold = (int64_t)4 << 20;
 /* bytes a thread up to which a copy beyond the threshold that rewrites the last one's output
- * right after it writes cached (dmlcpu_may_write_cached), as a benchmark or test set it; -1:
+ * right after it writes cached (dmlcpu_streams_unless_rewrite), as a benchmark or test set it; -1:
  * info's while the threshold is the detected one, else 0 (a threshold set by hand is exact) */
 static _Atomic int64_t reuse_set = -1;
 
@@ -196,6 +196,9 @@ static int detect(int64_t *bytes, int32_t *sharing) {
 }
 #endif
 
+/* the limit of dmlcpu_streams_unless_rewrite (below) */
+static int64_t stream_reuse_rule(int64_t llc_bytes, int32_t sharing, int64_t threshold);
+
 void dmlcpu_cache_init(void) {
     info.llc_bytes = DEFAULT_LLC_BYTES;
     info.llc_sharing = 1;
@@ -214,8 +217,8 @@ void dmlcpu_cache_init(void) {
     }
     info.stream_reuse_bytes = info.threshold_from_env == 1
                                   ? 0
-                                  : dmlcpu_stream_reuse_rule(info.llc_bytes, info.llc_sharing,
-                                                             info.stream_threshold);
+                                  : stream_reuse_rule(info.llc_bytes, info.llc_sharing,
+                                                      info.stream_threshold);
     atomic_store(&threshold, info.stream_threshold);
 }
 
@@ -278,29 +281,32 @@ int64_t dmlcpu_stream_reuse(void) {
  * stores keep them there; after other work has evicted them, streaming saves the read for
  * ownership. How much a thread can write into the cache faster than to memory nothing reports.
  * On an AMD EPYC (Zen 4) VM (32 MiB L3 reported as shared by two vCPUs; the threshold 3 MiB, by
- * the cap above), A/B of the same copy, back to back (benchmarks/NOTES.md): with 3-4 MiB a thread,
- * ordinary stores 1.1-2.0x as fast as streamed; with 6 MiB a thread and more, streamed 1.06-1.3x
- * as fast. Interleaved with other work, streamed 1.0-1.3x as fast at all of those.
+ * the cap above), A/B of the same copy, back to back (benchmarks/NOTES.md): where a thread moves
+ * 3-4 MiB, ordinary stores 1.1-1.75x as fast as streamed; 5-6 MiB, mixed; 7 MiB and more,
+ * streamed 1.1-1.6x as fast. Interleaved with other work, streamed as fast or faster (up to 1.5x)
+ * at all of those.
  *
- * So a copy moving (half of what it reads and writes, as in dmlcpu_streams, a source that stays
- * in L2 not counted) at most stream_reuse_bytes a thread writes cached when it rewrites the
- * output of the last such copy,
- * which ended less than that copy took ago: a loop, with nothing larger than the copy itself
- * between. The limit is a quarter of a thread's share of the cache as reported, where that is
- * above the threshold and the share believable, else 0 (never). On an Intel Xeon VM reporting 300
- * MiB shared by two (a usable cache between 8 and 16 MiB by a latency probe), streaming had won
- * back to back too, from 2 MiB a thread (1.16-1.68x): a share reported above
- * MAX_REPORTED_SHARE_BYTES is a host's, and the threshold alone decides there.
+ * So a copy moving (half of what it reads and writes, as in dmlcpu_streams, a source that stays in
+ * L2 not counted) at most stream_reuse_bytes a thread writes cached when it rewrites the output of
+ * the last such copy, which ended less than that copy took ago: a loop, with nothing larger than
+ * the copy itself between (back to back, 1.2-2.0x as fast in 22 of 26 cells of the A/B;
+ * interleaved, unchanged). A cached source alone did not say the output was: with the output
+ * written last by a streaming call, ordinary stores took 1.08-1.32x as long. The limit is a
+ * quarter of a thread's share of the cache as reported, where that is above the threshold and the
+ * share believable, else 0 (never). On an Intel Xeon VM reporting 300 MiB shared by two (a usable
+ * cache between 8 and 16 MiB by a latency probe), streaming had won back to back too, from 2 MiB a
+ * thread (1.16-1.68x): a share reported above MAX_REPORTED_SHARE_BYTES is a host's, and the
+ * threshold alone decides there.
  */
 #define MAX_REPORTED_SHARE_BYTES ((int64_t)16 << 20)
 
-int64_t dmlcpu_stream_reuse_rule(int64_t llc_bytes, int32_t sharing, int64_t threshold) {
+static int64_t stream_reuse_rule(int64_t llc_bytes, int32_t sharing, int64_t threshold) {
     if (sharing < 1) sharing = 1;
     int64_t share = llc_bytes / sharing, limit = share / 4;
     return share <= MAX_REPORTED_SHARE_BYTES && limit > threshold ? limit : 0;
 }
 
-int dmlcpu_may_write_cached(int64_t written, int64_t read) {
+static int may_write_cached(int64_t written, int64_t read) {
     int64_t limit = reuse_limit();
     /* a source that stays in L2 (TILE's) takes none of the last-level cache's room */
     int64_t held_half = written / 2 + (read > DMLCPU_L2_CALL_BYTES ? read / 2 : 0);
@@ -316,7 +322,7 @@ static _Atomic uint64_t last_end_ns = 0, last_took_ns = 0;
 /* how many copies were taken as rewrites (for tests: dmlcpu_stream_rewrites) */
 static _Atomic uint64_t rewrites = 0;
 
-int dmlcpu_rewrites_last_output(const char *output, uint64_t now_ns) {
+static int rewrites_last_output(const char *output, uint64_t now_ns) {
     if (now_ns == 0) return 0; /* no clock */
     uint64_t end = atomic_load_explicit(&last_end_ns, memory_order_relaxed);
     if (atomic_load_explicit(&last_output, memory_order_relaxed) != (uintptr_t)output ||
@@ -327,6 +333,14 @@ int dmlcpu_rewrites_last_output(const char *output, uint64_t now_ns) {
 }
 
 uint64_t dmlcpu_stream_rewrites(void) { return atomic_load(&rewrites); }
+
+int dmlcpu_streams_unless_rewrite(const char *output, int64_t written, int64_t read,
+                                  uint64_t *asked_at) {
+    *asked_at = 0;
+    if (!may_write_cached(written, read)) return 1;
+    *asked_at = dmlcpu_now_ns();
+    return !rewrites_last_output(output, *asked_at);
+}
 
 void dmlcpu_wrote_output(const char *output, uint64_t asked_at) {
     uint64_t end = dmlcpu_now_ns();

@@ -219,11 +219,10 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             read_bytes = INT64_MAX;
     }
     int streams = stream == DMLCPU_STREAM_AUTO ? dmlcpu_streams(total_bytes, read_bytes) : stream;
-    uint64_t asked_at = 0; /* when this copy asked dmlcpu_rewrites_last_output, if it did */
-    if (stream == DMLCPU_STREAM_AUTO && streams && dmlcpu_may_write_cached(total_bytes, read_bytes)) {
-        asked_at = dmlcpu_now_ns();
-        streams = !dmlcpu_rewrites_last_output(p->op[DMLCPU_DST].data, asked_at);
-    }
+    uint64_t asked_at = 0; /* when this copy asked whether it rewrites the last output */
+    if (stream == DMLCPU_STREAM_AUTO && streams)
+        streams = dmlcpu_streams_unless_rewrite(p->op[DMLCPU_DST].data, total_bytes, read_bytes,
+                                                &asked_at);
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */

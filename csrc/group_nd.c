@@ -315,11 +315,10 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     g->packed = table->copy.run[0][DMLCPU_RUN_CONTIGUOUS];
     int streams = dmlcpu_streams(total_bytes, total_bytes) &&
                   (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES);
-    uint64_t asked_at = 0; /* when this pass asked dmlcpu_rewrites_last_output, if it did */
-    if (streams && dmlcpu_may_write_cached(total_bytes, total_bytes)) {
-        asked_at = dmlcpu_now_ns();
-        streams = !dmlcpu_rewrites_last_output(g->ops[0].data, asked_at);
-    }
+    uint64_t asked_at = 0; /* when this pass asked whether it rewrites the last output */
+    if (streams)
+        streams = dmlcpu_streams_unless_rewrite(g->ops[0].data, total_bytes, total_bytes,
+                                                &asked_at);
     if (streams)
         g->stream = table->copy.stream;
     else if (dmlcpu_stays_in_l2(total_bytes))

@@ -118,17 +118,15 @@ dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *sr
 #define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
 int dmlcpu_streams(int64_t written, int64_t read);
 /*
- * Where dmlcpu_streams says yes, a copy moving at most dmlcpu_stream_reuse() bytes a thread (in
- * dmlcpu_streams' measure: dmlcpu_may_write_cached) writes its output cached if it rewrites the
- * output of the last copy that asked, which ended less than that copy took ago (cache.c):
- *     asked_at = dmlcpu_now_ns(); streams = !dmlcpu_rewrites_last_output(output, asked_at);
- *     ... the copy ...; dmlcpu_wrote_output(output, asked_at);
- * `output` is the output's (the first part's) element 0, as the normalized walk has it.
+ * Where dmlcpu_streams says yes: 0 (write cached) for a copy moving at most dmlcpu_stream_reuse()
+ * bytes a thread (in dmlcpu_streams' measure) that rewrites the output of the last copy that
+ * asked, less than that copy took after it ended; else 1 (cache.c). *asked_at is when it asked
+ * (0 if it did not), for dmlcpu_wrote_output once the copy is done. `output` is the output's (the
+ * first part's) element 0, as the normalized walk has it.
  */
-int dmlcpu_may_write_cached(int64_t written, int64_t read);
-int dmlcpu_rewrites_last_output(const char *output, uint64_t now_ns);
+int dmlcpu_streams_unless_rewrite(const char *output, int64_t written, int64_t read,
+                                  uint64_t *asked_at);
 void dmlcpu_wrote_output(const char *output, uint64_t asked_at);
-int64_t dmlcpu_stream_reuse_rule(int64_t llc_bytes, int32_t sharing, int64_t threshold);
 /* A monotonic clock in nanoseconds (the pool file's; 0 where there is none). */
 uint64_t dmlcpu_now_ns(void);
 /*
