@@ -171,7 +171,7 @@ def test_set_stream_reuse_returns_the_previous_and_restores():
 
 
 def test_show_config_says_when_outputs_rewritten_stay_cached(capsys):
-    before = _core._set_stream_reuse(5 * MiB)
+    _core._set_stream_reuse(5 * MiB)
     try:
         dmlcpu.show_config()
         assert "except copies of up to 5120 KiB a thread rewriting the last one's output" in (
@@ -180,7 +180,7 @@ def test_show_config_says_when_outputs_rewritten_stay_cached(capsys):
         dmlcpu.show_config()
         assert "rewriting" not in capsys.readouterr().out
     finally:
-        _core._set_stream_reuse(before)
+        _core._set_stream_reuse(-1)
 
 
 def _rewritten_outputs(seed):
