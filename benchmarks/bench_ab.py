@@ -9,9 +9,9 @@ to 25%). Run with PYTHONPATH=src:
     python benchmarks/bench_ab.py --knob tile --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
 
 Knobs: ``stream``, the streaming-store threshold (bytes written per call; "off" never streams);
-``reuse``, the bytes a thread up to which a copy beyond the threshold writes cached where it rewrites
-the last one's output right after it (``_core._set_stream_reuse``; "off": the threshold alone
-decides);
+``reuse``, the bytes a thread up to which a copy beyond the threshold writes cached where it
+rewrites the last one's output right after it (``_core._set_stream_reuse``; "off": the threshold
+alone decides);
 ``tile``, TILE's limit (``_core._set_tile_limit``; "off": every output doubled in place, the
 first algorithm). "auto" is the built-in setting. Prints, per case, milliseconds per call at each setting
 and the first setting's time over it (above 1: that setting is faster). Used for
@@ -52,8 +52,8 @@ def main():
     for family in args.families.split(";"):
         for width in (int(w) for w in args.widths.split(",")):
             for size in args.sizes.split(","):
-                case = _bench_cases.FAMILIES[family](_bench_cases.SIZES.get(size) or parse_size(size),
-                                                     _bench_cases.DTYPES[width], size)
+                case = _bench_cases.FAMILIES[family](parse_size(size), _bench_cases.DTYPES[width],
+                                                     size)
                 sets = [case.buffers() for _ in range(len(thresholds) + 1)]
                 fns = []
                 for t in thresholds:

@@ -373,8 +373,9 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
                         forced >= 0 ? forced / 2 : 0, dst_bytes / 2 >= threshold, dst_bytes};
     /* A rewrite of the last TILE's output right after it (cache.c) writes the replicas cached
      * only where each thread's share is under twice the threshold: (1,c,32,32) x (8,1,4,4) at
-     * 6-8 MiB, rewritten back to back, took 0.67-0.93x the time streamed on two threads,
-     * 1.08-1.45x on one (benchmarks/NOTES.md). */
+     * 6-8 MiB, rewritten back to back, took 0.67-0.93x the time streamed on two threads in 12
+     * of 16 cells over two A/Bs (up to 1.47x in the others), 1.08-1.45x on one
+     * (benchmarks/NOTES.md). */
     uint64_t asked_at = 0; /* when this TILE asked whether it rewrites the last output */
     if (rules.stream && dst_bytes / 2 / threads < threshold)
         rules.stream = dmlcpu_streams_unless_rewrite(dst->data, dst_bytes, 0, &asked_at);

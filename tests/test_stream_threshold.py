@@ -186,8 +186,9 @@ def test_show_config_says_when_outputs_rewritten_stay_cached(capsys):
 def _rewritten_outputs(seed):
     """Every copy asks (the threshold 0, the reuse limit unbounded); each op is called on one
     input, then at once on another differing in every element, into the same outputs: the
-    second call rewrites them cached and must replace every byte. Returns how many calls were
-    taken as rewrites."""
+    second call rewrites them cached and must replace every byte (TILE in blocks only under its
+    own rule, which the threshold 0 never meets: test_tile_blocks_rewritten_cached_on_two_threads;
+    TILE straight from its packed input does). Returns how many calls were taken as rewrites."""
     rng = np.random.default_rng(seed)
     first = rng.integers(-100, 100, size=(33, 70, 130)).astype(np.float32)
     ops = [
@@ -201,6 +202,8 @@ def _rewritten_outputs(seed):
          lambda x: [x[:, 3:63, 1:121]]),
         (lambda x, out: dmlcpu.tile(x[:3, :5], repeats=[40, 3, 2], out=out[0]),
          lambda x: [reference.tile(x[:3, :5], [40, 3, 2])]),
+        (lambda x, out: dmlcpu.tile(x[:2], repeats=[3, 2, 1], out=out[0]),  # one packed run
+         lambda x: [reference.tile(x[:2], [3, 2, 1])]),
     ]
     rewrites = _core._stream_rewrites()
     for call, expected_of in ops:
