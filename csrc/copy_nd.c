@@ -11,9 +11,9 @@
  * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
  * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
  *   copied by one rows kernel call per panel, not one walk step and call per run;
- * - long packed runs of a call that stays in L2 (dmlcpu_stays_in_l2) go through the rows
- *   kernel too, each as one row stored as into a destination not cached (on x86 a line in
- *   vectors, then the string copy, as glibc's memcpy copies it; LONG_RUN_CACHED below);
+ * - long packed runs that do not stream go through the rows kernel too, each as one row stored
+ *   as into a destination not cached (on x86 a line in vectors, then the string copy, as
+ *   glibc's memcpy copies it; LONG_RUN_CACHED below);
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
@@ -44,11 +44,15 @@
  */
 #define ROWS_UNALIGNED_MIN_BYTES 2048
 /*
- * A long packed run in a call that stays in L2 is not stored as into a cached destination (the
- * rows kernel's aligned walk): where the destination is cached, as when calls come back to back,
- * the walk and the string copy took the same time (0.99-1.00x), and where it is not, as when other
- * work ran between calls, the string copy, which writes whole lines without reading them first,
- * was 1.00-1.08x as fast (the window SLICE at 512 KiB, one thread, every width, three processes;
+ * A long packed run that does not stream is not stored as into a cached destination (the rows
+ * kernel's aligned walk). In a call that stays in L2: where the destination is cached, as when
+ * calls come back to back, the walk and the string copy took the same time (0.99-1.00x), and
+ * where it is not, as when other work ran between calls, the string copy, which writes whole
+ * lines without reading them first, was 1.00-1.08x as fast (the window SLICE at 512 KiB, one
+ * thread, every width, three processes). Beyond L2 (under the streaming threshold, or a rewrite
+ * written cached), against unaligned vectors: 1.00-1.21x as fast at 2 MiB on one thread (SPLIT
+ * and JOIN along axis 1, the window SLICE, TILE (1,c,32,32)'s replicas; int8 and float64; cold
+ * and warm), 1.06-1.17x at 8 MiB on two threads warm, 0.98-1.01x elsewhere (AMD Zen 4;
  * benchmarks/NOTES.md). Blocks of a JOIN in L2 stay in the walk: the string copy per block lost
  * 0.5-2.6% warm there.
  */
@@ -124,7 +128,7 @@ typedef struct copy_plan {
 
 static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t lo, int64_t hi) {
     if (c->kind == PANEL_RUN && c->rows_kernel != NULL) { /* a long packed run, one row */
-        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, LONG_RUN_CACHED);
+        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, 0);
         return;
     }
     if (c->kind == PANEL_RUN) {
@@ -237,10 +241,9 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (c.run >= STREAM_MIN_RUN_BYTES && dmlcpu_stays_in_l2(call)) {
+        } else if (c.run >= STREAM_MIN_RUN_BYTES) {
             c.rows_kernel = table->copy.rows; /* the run as one row (LONG_RUN_CACHED) */
-        } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
-                   c.run < STREAM_MIN_RUN_BYTES) {
+        } else if (inner >= 1 && dst_strides[inner - 1] == c.run) {
             /* shorter runs, but packed one after the other in the destination: one call for
              * them all, streamed in whole aligned lines where the output streams */
             c.kind = PANEL_ROWS;

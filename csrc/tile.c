@@ -60,15 +60,6 @@ static _Atomic int64_t forced_limit = -1;
 #define TILE_MIN_RUN_BYTES 1024
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
-/* The input, once, into the first tile of dst (returned in *first). Here and below, every copy
- * is a piece of a TILE writing call_bytes in all (internal.h, dmlcpu_copy_pair). */
-static dmlcpu_status copy_first_tile(const dmlcpu_view *dst, const dmlcpu_view *src,
-                                     size_t elsize, int64_t call_bytes, dmlcpu_view *first) {
-    *first = *dst;
-    for (int32_t d = 0; d < dst->ndim; d++) first->sizes[d] = src->sizes[d];
-    return dmlcpu_copy_streamed(first, src, elsize, DMLCPU_STREAM_AUTO, call_bytes);
-}
-
 /* Fills dim d of part (the dims inside it full, those outside it at the input's sizes; its first
  * tile along d written) by doubling: the written part copied after itself until the dim is full. */
 static dmlcpu_status double_dim(const dmlcpu_view *part, int32_t d, int64_t tile, int64_t total,
@@ -161,23 +152,61 @@ static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int3
                     DMLCPU_STREAM_AUTO, call_bytes);
 }
 
+/* Whether dim d of a block is filled by doubling rather than spreading (above). */
+static int doubles_dim(const dmlcpu_view *dst, const dmlcpu_view *src, int32_t d, size_t elsize,
+                       int double_all) {
+    int64_t tile = src->sizes[d], total = dst->sizes[d];
+    int64_t run = tile * (int64_t)elsize; /* the tile along d, the dims inside it whole (the view
+                                           * check bounds the product) */
+    for (int32_t e = d + 1; e < dst->ndim; e++) run *= dst->sizes[e];
+    return double_all ||
+           (total / tile > TILE_SPREAD_MAX_REPEATS && run < TILE_SPREAD_MIN_RUN_BYTES);
+}
+
+/* The input into the first tiles of dst along its innermost dim, all of them, each read from the
+ * input at stride 0: one pass, where the input copied into the first tile and then spread made
+ * two, the first a walk step per input row. With the rows kernel's short repeated rows stored
+ * from registers (copy_stream.h), against the two passes, TILE (1,c,32,32) x (8,1,4,4) at 512
+ * KiB-32 MiB, one and two threads, cold and warm (benchmarks/NOTES.md): int8 1.00-1.33x as fast,
+ * float16 1.02-1.18x, float32 1.01-1.04x, float64 0.99-1.03x. Here and below, every copy is a
+ * piece of a TILE writing call_bytes in all (internal.h, dmlcpu_copy_pair). */
+static dmlcpu_status copy_first_tiles_along_last(const dmlcpu_view *dst, const dmlcpu_view *src,
+                                                 size_t elsize, int64_t call_bytes) {
+    int32_t last = dst->ndim - 1;
+    int64_t tile = src->sizes[last], stride = dst->strides[last];
+    wide_copy w;
+    w.ndim = 0;
+    for (int32_t e = 0; e < last; e++)
+        wide_push(&w, src->sizes[e], dst->strides[e], src->strides[e]);
+    wide_push(&w, dst->sizes[last] / tile, stride * tile, 0);
+    wide_push(&w, tile, stride, src->strides[last]);
+    return wide_run(&w, 0, dst->data, src->data, elsize, DMLCPU_STREAM_AUTO, call_bytes);
+}
+
 /* A block (whole tiles): the input into its first tile, then each repeated dim, innermost first,
  * by spreading, or by doubling where the spread's runs would be short and many (above), or in
- * every dim where double_all (a block within a test's forced limit, tile_rules). */
+ * every dim where double_all (a block within a test's forced limit, tile_rules). The innermost
+ * dim, where it spreads, is filled straight from the input with the first tile. */
 static dmlcpu_status fill_block(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
                                 int64_t call_bytes, int double_all) {
-    dmlcpu_view part;
-    dmlcpu_status status = copy_first_tile(dst, src, elsize, call_bytes, &part);
-    for (int32_t d = dst->ndim - 1; d >= 0 && status == DMLCPU_OK; d--) {
+    int32_t last = dst->ndim - 1;
+    dmlcpu_view part = *dst;
+    for (int32_t d = 0; d < dst->ndim; d++) part.sizes[d] = src->sizes[d];
+    int spread_last = last >= 0 && dst->sizes[last] != src->sizes[last] &&
+                      !doubles_dim(dst, src, last, elsize, double_all);
+    dmlcpu_status status;
+    if (spread_last) {
+        status = copy_first_tiles_along_last(dst, src, elsize, call_bytes);
+        part.sizes[last] = dst->sizes[last];
+    } else {
+        status = dmlcpu_copy_streamed(&part, src, elsize, DMLCPU_STREAM_AUTO, call_bytes);
+    }
+    for (int32_t d = last - spread_last; d >= 0 && status == DMLCPU_OK; d--) {
         int64_t tile = src->sizes[d], total = dst->sizes[d];
         if (total == tile) continue;
-        int64_t run = tile * (int64_t)elsize; /* the tile along d, the dims inside it whole (the
-                                              * view check bounds the product) */
-        for (int32_t e = d + 1; e < dst->ndim; e++) run *= dst->sizes[e];
-        int doubles = double_all ||
-                      (total / tile > TILE_SPREAD_MAX_REPEATS && run < TILE_SPREAD_MIN_RUN_BYTES);
-        status = doubles ? double_dim(&part, d, tile, total, elsize, call_bytes)
-                         : spread(dst, src, d, elsize, call_bytes);
+        status = doubles_dim(dst, src, d, elsize, double_all)
+                     ? double_dim(&part, d, tile, total, elsize, call_bytes)
+                     : spread(dst, src, d, elsize, call_bytes);
         part.sizes[d] = total;
     }
     return status;

@@ -106,6 +106,11 @@ LARGE = [
     ((2, 5, 3), (600, 40, 1), np.float64),         # 5.5 MiB: one block, or 600 slices to share
     # the innermost dim doubled (200 repeats of 5 bytes); two blocks: sliced along dim 2
     ((1, 2, 3, 5), (1, 1, 400, 200), np.int8),
+    # the innermost dim spread in rows of one to two vectors, stored from registers: 32 bytes
+    # (one AVX2 vector), 40 (AVX2: a vector and an overlapping one), 96 (AVX-512: the same)
+    ((1, 8, 32, 32), (2, 1, 4, 4), np.int8),
+    ((1, 16, 32, 40), (2, 1, 3, 3), np.int8),
+    ((1, 8, 16, 48), (3, 1, 2, 4), np.float16),
 ]
 
 

