@@ -11,9 +11,10 @@
  * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
  * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
  *   copied by one rows kernel call per panel, not one walk step and call per run;
- * - long packed runs that do not stream go through the rows kernel too, each as one row stored
- *   as into a destination not cached (on x86 a line in vectors, then the string copy, as
- *   glibc's memcpy copies it; LONG_RUN_CACHED below);
+ * - long packed runs that do not stream, up to L2's size (or in a call that stays in L2), go
+ *   through the rows kernel too, each as one row stored as into a destination not cached (on
+ *   x86 a line in vectors, then the string copy, as glibc's memcpy copies it; LONG_RUN_CACHED
+ *   below);
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
@@ -50,11 +51,13 @@
  * where it is not, as when other work ran between calls, the string copy, which writes whole
  * lines without reading them first, was 1.00-1.08x as fast (the window SLICE at 512 KiB, one
  * thread, every width, three processes). Beyond L2 (under the streaming threshold, or a rewrite
- * written cached), against unaligned vectors: 1.00-1.21x as fast at 2 MiB on one thread (SPLIT
- * and JOIN along axis 1, the window SLICE, TILE (1,c,32,32)'s replicas; int8 and float64; cold
- * and warm), 1.06-1.17x at 8 MiB on two threads warm, 0.98-1.01x elsewhere (AMD Zen 4;
- * benchmarks/NOTES.md). Blocks of a JOIN in L2 stay in the walk: the string copy per block lost
- * 0.5-2.6% warm there.
+ * written cached), against unaligned vectors, from the last-level cache: 1.00-1.21x as fast at
+ * 2 MiB on one thread (SPLIT and JOIN along axis 1, the window SLICE, TILE (1,c,32,32)'s
+ * replicas; int8 and float64), 0.94-1.17x for TILE's replicas at 8 MiB on two threads; from
+ * memory (96 MiB copied between calls) 0.88-1.20x the time, runs of 1.5 MiB 1.08-1.09x on one
+ * thread (AMD Zen 4; benchmarks/NOTES.md). So, as glibc's memcpy on AMD, the string copy takes
+ * runs up to L2's size (DMLCPU_L2_CALL_BYTES) and vectors the longer ones. Blocks of a JOIN in
+ * L2 stay in the walk: the string copy per block lost 0.5-2.6% warm there.
  */
 #define LONG_RUN_CACHED 0
 /*
@@ -235,15 +238,17 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
         /* the whole operator call's output, where this copy is one piece of it (asked whether
-         * it stays in L2 by the one branch below that needs it: not on a tiny call's path) */
+         * it stays in L2 only by the branches below that need it: not on a tiny call's path) */
         int64_t call = call_bytes > 0 ? call_bytes : total_bytes;
         if (streams && c.run >= STREAM_MIN_RUN_BYTES &&
             table->copy.stream != NULL) {
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (c.run >= STREAM_MIN_RUN_BYTES) {
+        } else if (c.run >= STREAM_MIN_RUN_BYTES &&
+                   (c.run < DMLCPU_L2_CALL_BYTES || dmlcpu_stays_in_l2(call))) {
             c.rows_kernel = table->copy.rows; /* the run as one row (LONG_RUN_CACHED) */
-        } else if (inner >= 1 && dst_strides[inner - 1] == c.run) {
+        } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
+                   c.run < STREAM_MIN_RUN_BYTES) {
             /* shorter runs, but packed one after the other in the destination: one call for
              * them all, streamed in whole aligned lines where the output streams */
             c.kind = PANEL_ROWS;

@@ -126,6 +126,10 @@ def test_results_do_not_depend_on_the_threshold(threshold, threads, isa):
         for axis in (0, 2):
             assert_same_bits(dmlcpu.cumulative_summation(x, axis=axis),
                              reference.cumulative_summation(x, axis), "cumsum")
+        # runs of 2 MiB, longer than L2: by vectors where they do not stream (copy_nd.c)
+        big = rng.integers(-100, 100, size=(3, 600, 1024)).astype(np.float32)
+        assert_same_bits(dmlcpu.slice(big, offsets=[0, 50, 0], sizes=[3, 500, 1024],
+                                      strides=[1, 1, 1]), big[:, 50:550], "long runs")
     finally:
         _core._set_stream_threshold(before)
         dmlcpu.set_num_threads(before_threads)

@@ -40,8 +40,8 @@
  * the one before (source and destination are disjoint). With the stores aligned (the first vector
  * unaligned, the rest from the aligned boundary) 8 MiB JOIN, SPLIT and SLICE copies from the
  * last-level cache took 1.03-1.17x the time cold, 0.95-1.13x warm, on AMD Zen 4; at 512 KiB the
- * two were within noise. Runs of 16 KiB and more that do not stream have since gone to the rows
- * kernel's string copy instead (copy_nd.c, LONG_RUN_CACHED).
+ * two were within noise. Runs from 16 KiB up to L2's size that do not stream have since gone to
+ * the rows kernel's string copy instead (copy_nd.c, LONG_RUN_CACHED).
  */
 static inline void COPY_KERNEL(cc_vec)(char *dst, ptrdiff_t ds, const char *src, ptrdiff_t ss,
                                        size_t n) {
