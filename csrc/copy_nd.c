@@ -131,7 +131,7 @@ typedef struct copy_plan {
 
 static void copy_panel(const copy_plan *c, char *dst, const char *src, int64_t lo, int64_t hi) {
     if (c->kind == PANEL_RUN && c->rows_kernel != NULL) { /* a long packed run, one row */
-        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, 0);
+        c->rows_kernel(dst + lo, src + lo, 0, (size_t)(hi - lo), 1, LONG_RUN_CACHED);
         return;
     }
     if (c->kind == PANEL_RUN) {

@@ -10,9 +10,10 @@
  *   extent), then copied to each of its replicas along the outer dims, reading it from the cache
  *   at stride 0; a small output is one block. A block is built from the input once, then each
  *   repeated dim, innermost first, is filled by spreading (one copy reading the part already
- *   written at stride 0) or, where that copy's runs would be short and many, by doubling (the
- *   written part copied after itself until the dim is full). Only the replicas stream, where the
- *   whole output would not stay cached.
+ *   written at stride 0; for the innermost dim, the input itself, in the same copy) or, where
+ *   that copy's runs would be short and many, by doubling (the written part copied after itself
+ *   until the dim is full). Only the replicas stream, where the whole output would not stay
+ *   cached.
  *
  * On several threads the blocks are shared out, each built and replicated by one thread. Where
  * there are too few, the output is cut into slices along its outermost repeated dim, one per
