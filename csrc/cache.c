@@ -49,6 +49,8 @@ static _Atomic int64_t threshold = (int64_t)4 << 20;
  * right after it writes cached (dmlcpu_streams_unless_rewrite), as a benchmark or test set it; -1:
  * info's while the threshold is the detected one, else 0 (a threshold set by hand is exact) */
 static _Atomic int64_t reuse_set = -1;
+/* the same for dmlcpu_string_copy_limit: as a benchmark or test set it, or -1 */
+static _Atomic int64_t string_copy_set = -1;
 
 /* "123", "32K", "16M", "1G" (case-insensitive suffix) -> bytes; -1 if malformed or > 2^62. */
 int64_t dmlcpu_parse_bytes(const char *s) {
@@ -196,8 +198,9 @@ static int detect(int64_t *bytes, int32_t *sharing) {
 }
 #endif
 
-/* the limit of dmlcpu_streams_unless_rewrite (below) */
+/* the limits of dmlcpu_streams_unless_rewrite and dmlcpu_writes_by_string_copy (below) */
 static int64_t stream_reuse_rule(int64_t llc_bytes, int32_t sharing, int64_t threshold);
+static int64_t string_copy_rule(int64_t llc_bytes, int32_t sharing, int32_t detected);
 
 void dmlcpu_cache_init(void) {
     info.llc_bytes = DEFAULT_LLC_BYTES;
@@ -219,6 +222,10 @@ void dmlcpu_cache_init(void) {
                                   ? 0
                                   : stream_reuse_rule(info.llc_bytes, info.llc_sharing,
                                                       info.stream_threshold);
+    info.string_copy_bytes = info.threshold_from_env == 1
+                                 ? 0
+                                 : string_copy_rule(info.llc_bytes, info.llc_sharing,
+                                                    info.llc_detected);
     atomic_store(&threshold, info.stream_threshold);
 }
 
@@ -347,6 +354,49 @@ void dmlcpu_wrote_output(const char *output, uint64_t asked_at) {
     atomic_store_explicit(&last_output, (uintptr_t)output, memory_order_relaxed);
     atomic_store_explicit(&last_took_ns, end - asked_at, memory_order_relaxed);
     atomic_store_explicit(&last_end_ns, end, memory_order_relaxed);
+}
+
+/*
+ * Where a copy that dmlcpu_streams would stream, writing only (a source that stays cached: TILE's
+ * input) in packed rows that the rows kernel stores by the string copy (2 KiB and more, x86),
+ * writes them by the string copy instead. The string copy writes whole lines without reading them
+ * first, as streaming does, but leaves them cached: a call after it that rewrites them finds them
+ * there. On the AMD EPYC (Zen 4) VM (a 16 MiB share a thread), TILE (r,1,1024) x (1,64,1) in
+ * float16-float64 (rows of 2-8 KiB), the bench beside the peers, two processes each way, the best
+ * peer's time over dmlcpu's, streamed / by the string copy (benchmarks/NOTES.md): 8 MiB on one
+ * thread 0.90-1.01 / 0.99-1.07 cold, 0.83-1.00 / 1.03-1.31 warm; 32 MiB on two 0.88-0.95 /
+ * 1.02-1.06 cold, 0.77-0.91 / 1.01-1.11 warm. Without a limit, 32 MiB on one thread measured
+ * alike and 128 MiB on one 0.93-1.05 against 1.04-1.24 streamed; rows of 1 KiB (int8) lost 12-14%
+ * cold at 8 MiB. So the limit is a thread's share of the cache as reported, where one was
+ * detected and the share is believable (as above), else 0 (never).
+ */
+static int64_t string_copy_rule(int64_t llc_bytes, int32_t sharing, int32_t detected) {
+    int64_t share = llc_bytes / (sharing < 1 ? 1 : sharing);
+    return detected && share <= MAX_REPORTED_SHARE_BYTES ? share : 0;
+}
+
+void dmlcpu_set_string_copy_limit(int64_t bytes) {
+    dmlcpu_init();
+    atomic_store(&string_copy_set, bytes < 0 ? -1 : bytes);
+}
+
+int64_t dmlcpu_string_copy_limit(void) {
+    dmlcpu_init();
+    int64_t set = atomic_load_explicit(&string_copy_set, memory_order_relaxed);
+    if (set >= 0) return set;
+    return dmlcpu_stream_threshold() == info.stream_threshold ? info.string_copy_bytes : 0;
+}
+
+/* how many copies were written by the string copy instead of streamed (for tests) */
+static _Atomic uint64_t string_copies = 0;
+
+uint64_t dmlcpu_string_copy_writes(void) { return atomic_load(&string_copies); }
+
+int dmlcpu_writes_by_string_copy(int64_t written) {
+    int64_t limit = dmlcpu_string_copy_limit();
+    if (limit <= 0 || written / dmlcpu_threads_for(written) > limit) return 0;
+    atomic_fetch_add_explicit(&string_copies, 1, memory_order_relaxed);
+    return 1;
 }
 
 /*

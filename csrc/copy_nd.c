@@ -65,7 +65,10 @@
  * TILE's (it reads at most 1/CACHED_SOURCE_MIN_REPEATS of what it writes). The rows kernel then
  * walks them aligned, asking for each destination line ahead, whatever the row length. TILE
  * (r,1,1024) x (1,64,1) at 8 MiB (rows of 1-8 KiB), against the rules above: two threads
- * 1.05-2.0x as fast cold and 1.10-1.44x warm, one thread 0.97-1.03x (benchmarks/NOTES.md).
+ * 1.05-2.0x as fast cold and 1.10-1.44x warm, one thread 0.97-1.03x (benchmarks/NOTES.md). Where
+ * such a copy would stream, its rows of 2 KiB and more go by the string copy instead, cached, if
+ * each thread's part fits its share of the last-level cache (cache.c,
+ * dmlcpu_writes_by_string_copy).
  */
 #define CACHED_SOURCE_MIN_REPEATS 4
 /*
@@ -252,10 +255,16 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             /* shorter runs, but packed one after the other in the destination: one call for
              * them all, streamed in whole aligned lines where the output streams */
             c.kind = PANEL_ROWS;
-            c.streams = streams && c.run >= 64 && table->copy.stream_rows != NULL;
+            int cached_source = read_bytes <= total_bytes / CACHED_SOURCE_MIN_REPEATS;
+            /* writing only, rows the string copy takes: by it where the output fits the cache
+             * (cache.c, dmlcpu_writes_by_string_copy) */
+            int by_string = streams && cached_source && c.run >= ROWS_UNALIGNED_MIN_BYTES &&
+                            table->copy.stream_rows != NULL &&
+                            dmlcpu_writes_by_string_copy(total_bytes);
+            c.streams = streams && !by_string && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
-            c.rows_cached = c.run < ROWS_UNALIGNED_MIN_BYTES || dmlcpu_stays_in_l2(call) ||
-                            read_bytes <= total_bytes / CACHED_SOURCE_MIN_REPEATS;
+            c.rows_cached = !by_string && (c.run < ROWS_UNALIGNED_MIN_BYTES ||
+                                           dmlcpu_stays_in_l2(call) || cached_source);
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];

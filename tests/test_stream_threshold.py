@@ -281,3 +281,114 @@ def test_tile_blocks_rewritten_cached_on_two_threads(isa):
         _core._set_stream_threshold(before)
         _core._set_stream_reuse(-1)
         dmlcpu.set_num_threads(before_threads)
+
+
+def string_copy_rule(llc, sharing, detected):
+    """A writes-only copy beyond the threshold (TILE's, from its cached input) in rows of 2 KiB
+    and more writes them by the string copy, cached, where each thread writes at most its share
+    of the cache as reported, where one was detected and the share is at most 16 MiB. The AMD
+    EPYC VM: 32 MiB shared by two -> 16 MiB; the Intel VM: 300 MiB shared by two -> 0; nothing
+    detected -> 0."""
+    share = llc // max(sharing, 1)
+    return share if detected and share <= 16 * MiB else 0
+
+
+def test_string_copy_limit_follows_the_rule():
+    assert CONFIG["string_copy_bytes"] == string_copy_rule(
+        CONFIG["llc_bytes"], CONFIG["llc_sharing"], CONFIG["llc_detected"])
+
+
+def test_a_threshold_from_the_environment_leaves_nothing_to_the_string_copy():
+    assert config_with_env(DMLCPU_STREAM_THRESHOLD="3M")["string_copy_bytes"] == 0
+
+
+def test_a_threshold_set_by_hand_turns_the_string_copy_off_until_restored():
+    before = _core._set_stream_threshold(4 * MiB)
+    try:
+        assert _core._config()["string_copy_bytes"] == 0
+    finally:
+        _core._set_stream_threshold(before)
+    assert _core._config()["string_copy_bytes"] == CONFIG["string_copy_bytes"]
+
+
+def test_set_string_copy_limit_returns_the_previous_and_restores(capsys):
+    before = _core._set_string_copy_limit(5 * MiB)
+    try:
+        assert before == CONFIG["string_copy_bytes"]
+        assert _core._config()["string_copy_bytes"] == 5 * MiB
+        dmlcpu.show_config()
+        printed = capsys.readouterr().out
+        assert ("except TILE's rows of 2 KiB and more, up to 5120 KiB a thread: by the string "
+                "copy, cached") in printed
+        _core._set_string_copy_limit(0)
+        dmlcpu.show_config()
+        assert "string copy" not in capsys.readouterr().out
+    finally:
+        assert _core._set_string_copy_limit(-1) == 0
+    assert _core._config()["string_copy_bytes"] == CONFIG["string_copy_bytes"]
+
+
+def _string_copy_writes_of(x, repeats, out):
+    """TILE x into out, then from x + 1 and at once from x + 2 (a rewrite where the reuse limit
+    allows), checking every byte; returns how many copies went by the string copy."""
+    writes = _core._string_copy_writes()
+    dmlcpu.tile(x, repeats=repeats, out=out)
+    assert_same_bits(out, reference.tile(x, repeats), "TILE")
+    dmlcpu.tile(x + 1, repeats=repeats, out=out)
+    dmlcpu.tile(x + 2, repeats=repeats, out=out)
+    assert_same_bits(out, reference.tile(x + 2, repeats), "TILE written again")
+    return _core._string_copy_writes() - writes
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tile_rows_by_the_string_copy_hold_the_same_bits(threads, isa):
+    """The threshold 0 (every copy would stream), the string copy unbounded: TILE straight from
+    rows of 2 KiB and more goes by the string copy wherever a kernel streams rows, rows of 1 KiB
+    stream; the rewrite right after is written cached. Rows not whole lines, outputs not
+    line-aligned (NumPy's large arrays start 16 bytes into a page)."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(0)
+    _core._set_string_copy_limit(1 << 62)
+    _core._set_stream_reuse(1 << 62)
+    dmlcpu.set_num_threads(threads)
+    streams_rows = _core._config()["kernels"]["copy_stream_rows"] is not None
+    rng = np.random.default_rng(threads)
+    try:
+        for dtype, row in ((np.float16, 1024), (np.float32, 1024), (np.float32, 517),
+                           (np.float64, 1100)):
+            x = rng.integers(-100, 100, size=(6, 1, row)).astype(dtype)
+            buffer = np.empty(6 * 9 * row * x.itemsize + 64, np.uint8)
+            out = buffer[16:16 + 6 * 9 * row * x.itemsize].view(dtype).reshape(6, 9, row)
+            taken = _string_copy_writes_of(x, [1, 9, 1], out)
+            assert taken >= 1 if streams_rows else taken == 0, (dtype, row, taken)
+        x = rng.integers(-100, 100, size=(6, 1, 1024)).astype(np.int8)  # 1 KiB rows: streamed
+        assert _string_copy_writes_of(x, [1, 9, 1], np.empty((6, 9, 1024), np.int8)) == 0
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_string_copy_limit(-1)
+        _core._set_stream_reuse(-1)
+        dmlcpu.set_num_threads(before_threads)
+
+
+def test_the_string_copy_stops_at_its_limit_a_thread():
+    """Each thread's part of the output against the limit: 432 KiB on one thread; 1152 KiB on
+    two, 576 KiB each (calls are shared in parts of at least 256 KiB)."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(0)
+    rng = np.random.default_rng(3)
+    streams_rows = _core._config()["kernels"]["copy_stream_rows"] is not None
+    try:
+        for threads, rows, part in ((1, 12, 432 << 10), (2, 32, 576 << 10)):
+            dmlcpu.set_num_threads(threads)
+            x = rng.integers(-100, 100, size=(rows, 1, 1024)).astype(np.float32)
+            out = np.empty((rows, 9, 1024), np.float32)
+            assert out.nbytes == threads * part
+            _core._set_string_copy_limit(part)
+            taken = _string_copy_writes_of(x, [1, 9, 1], out)
+            assert taken >= 1 if streams_rows else taken == 0, (threads, taken)
+            _core._set_string_copy_limit(part - 1)
+            assert _string_copy_writes_of(x, [1, 9, 1], out) == 0
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_string_copy_limit(-1)
+        dmlcpu.set_num_threads(before_threads)

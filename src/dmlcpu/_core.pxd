@@ -66,12 +66,16 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
         int64_t stream_threshold
         int32_t threshold_from_env
         int64_t stream_reuse_bytes
+        int64_t string_copy_bytes
     const dmlcpu_cache_info *dmlcpu_cache()
     void dmlcpu_set_stream_threshold(int64_t bytes)
     int64_t dmlcpu_stream_threshold()
     void dmlcpu_set_stream_reuse(int64_t bytes)
     int64_t dmlcpu_stream_reuse()
     uint64_t dmlcpu_stream_rewrites()
+    void dmlcpu_set_string_copy_limit(int64_t bytes)
+    int64_t dmlcpu_string_copy_limit()
+    uint64_t dmlcpu_string_copy_writes()
     void dmlcpu_set_tile_limit(int64_t bytes)
     int dmlcpu_kernel_slot_count()
     const char *dmlcpu_kernel_slot_name(int slot)

@@ -40,6 +40,7 @@ def _config():
         "stream_threshold": dmlcpu_stream_threshold(),
         "stream_threshold_source": _threshold_source(cache),
         "stream_reuse_bytes": dmlcpu_stream_reuse(),
+        "string_copy_bytes": dmlcpu_string_copy_limit(),
     }
 
 
@@ -75,6 +76,9 @@ def show_config(file=None):
     if c["stream_reuse_bytes"]:
         lines.append("  except copies of up to %d KiB a thread rewriting the last one's output "
                      "right after it" % (c["stream_reuse_bytes"] // 1024))
+    if c["string_copy_bytes"]:
+        lines.append("  except TILE's rows of 2 KiB and more, up to %d KiB a thread: by the "
+                     "string copy, cached" % (c["string_copy_bytes"] // 1024))
     lines.append("kernels:")
     lines += ["  %-7s %s" % (isa, " ".join(names)) for isa, names in by_isa.items()]
     if c["note"]:
@@ -103,6 +107,21 @@ def _set_stream_reuse(n):
 def _stream_rewrites():
     """Tests: how many copies so far wrote cached as rewrites of the last one's output."""
     return dmlcpu_stream_rewrites()
+
+
+def _set_string_copy_limit(n):
+    """Benchmarks and tests: copies beyond the threshold that only write (from a source that stays
+    cached, as TILE's input), in packed rows of 2 KiB and more, write them by the string copy,
+    cached, where each thread writes at most n bytes (0: never; -1: the default again, the detected
+    limit while the threshold is the detected one). Returns the limit in force before."""
+    cdef int64_t before = dmlcpu_string_copy_limit()
+    dmlcpu_set_string_copy_limit(_operator.index(n))
+    return before
+
+
+def _string_copy_writes():
+    """Tests: how many copies so far were written by the string copy instead of streamed."""
+    return dmlcpu_string_copy_writes()
 
 
 def _set_tile_limit(n):

@@ -180,6 +180,7 @@ typedef struct dmlcpu_cache_info {
     int64_t stream_threshold;   /* bytes */
     int32_t threshold_from_env; /* 1: DMLCPU_STREAM_THRESHOLD; -1: that variable was malformed */
     int64_t stream_reuse_bytes; /* bytes a thread (dmlcpu_stream_reuse) */
+    int64_t string_copy_bytes;  /* bytes a thread (dmlcpu_string_copy_limit) */
 } dmlcpu_cache_info;
 const dmlcpu_cache_info *dmlcpu_cache(void);
 /* For benchmarks and tests: the threshold from now on (bytes; -1 restores the detected one). */
@@ -195,6 +196,14 @@ void dmlcpu_set_stream_reuse(int64_t bytes);
 int64_t dmlcpu_stream_reuse(void);
 /* For tests: how many copies so far wrote cached as rewrites. */
 uint64_t dmlcpu_stream_rewrites(void);
+/* A copy beyond the threshold that only writes (from a source that stays cached: TILE's input),
+ * in packed rows that the string copy takes, writes them by it, not streamed, where each thread
+ * writes at most this many bytes (cache.c); 0: never. The default and the setter as for
+ * dmlcpu_stream_reuse (string_copy_bytes: the detected rule's). */
+void dmlcpu_set_string_copy_limit(int64_t bytes);
+int64_t dmlcpu_string_copy_limit(void);
+/* For tests: how many copies so far were written by the string copy instead of streamed. */
+uint64_t dmlcpu_string_copy_writes(void);
 /* For tests: TILE input runs of this many bytes or more are copied straight into every tile,
  * packed or not; otherwise the output goes in blocks of at most this size, those up to half of it
  * doubled in every dim, larger ones dim by dim as the built-in rule does (-1: the built-in rule,
