@@ -366,7 +366,7 @@ void dmlcpu_wrote_output(const char *output, uint64_t asked_at) {
  * peer's time over dmlcpu's, streamed / by the string copy (benchmarks/NOTES.md): 8 MiB on one
  * thread 0.90-1.01 / 0.99-1.07 cold, 0.83-1.00 / 1.03-1.31 warm; 32 MiB on two 0.88-0.95 /
  * 1.02-1.06 cold, 0.77-0.91 / 1.01-1.11 warm. Without a limit, 32 MiB on one thread measured
- * alike and 128 MiB on one 0.93-1.05 against 1.04-1.24 streamed; rows of 1 KiB (int8) lost 12-14%
+ * alike and 128 MiB on one 0.93-1.05 against 1.01-1.24 streamed; rows of 1 KiB (int8) lost 12-14%
  * cold at 8 MiB. So the limit is a thread's share of the cache as reported, where one was
  * detected and the share is believable (as above), else 0 (never).
  */

@@ -151,17 +151,23 @@ def test_reuse_limit_follows_the_rule():
         CONFIG["llc_bytes"], CONFIG["llc_sharing"], CONFIG["stream_threshold"])
 
 
+# the rules that let an output past the threshold stay cached: off where the threshold is not
+# the detected one
+LIMITS = ("stream_reuse_bytes", "string_copy_bytes")
+
+
 def test_a_threshold_from_the_environment_is_exact():
-    assert config_with_env(DMLCPU_STREAM_THRESHOLD="3M")["stream_reuse_bytes"] == 0
+    config = config_with_env(DMLCPU_STREAM_THRESHOLD="3M")
+    assert [config[limit] for limit in LIMITS] == [0, 0]
 
 
-def test_a_threshold_set_by_hand_turns_reuse_off_until_restored():
+def test_a_threshold_set_by_hand_turns_reuse_and_the_string_copy_off_until_restored():
     before = _core._set_stream_threshold(4 * MiB)
     try:
-        assert _core._config()["stream_reuse_bytes"] == 0
+        assert [_core._config()[limit] for limit in LIMITS] == [0, 0]
     finally:
         _core._set_stream_threshold(before)
-    assert _core._config()["stream_reuse_bytes"] == CONFIG["stream_reuse_bytes"]
+    assert [_core._config()[limit] for limit in LIMITS] == [CONFIG[limit] for limit in LIMITS]
 
 
 def test_set_stream_reuse_returns_the_previous_and_restores():
@@ -296,19 +302,6 @@ def string_copy_rule(llc, sharing, detected):
 def test_string_copy_limit_follows_the_rule():
     assert CONFIG["string_copy_bytes"] == string_copy_rule(
         CONFIG["llc_bytes"], CONFIG["llc_sharing"], CONFIG["llc_detected"])
-
-
-def test_a_threshold_from_the_environment_leaves_nothing_to_the_string_copy():
-    assert config_with_env(DMLCPU_STREAM_THRESHOLD="3M")["string_copy_bytes"] == 0
-
-
-def test_a_threshold_set_by_hand_turns_the_string_copy_off_until_restored():
-    before = _core._set_stream_threshold(4 * MiB)
-    try:
-        assert _core._config()["string_copy_bytes"] == 0
-    finally:
-        _core._set_stream_threshold(before)
-    assert _core._config()["string_copy_bytes"] == CONFIG["string_copy_bytes"]
 
 
 def test_set_string_copy_limit_returns_the_previous_and_restores(capsys):
