@@ -49,7 +49,7 @@ static _Atomic int64_t threshold = (int64_t)4 << 20;
  * right after it writes cached (dmlcpu_streams_unless_rewrite), as a benchmark or test set it; -1:
  * info's while the threshold is the detected one, else 0 (a threshold set by hand is exact) */
 static _Atomic int64_t reuse_set = -1;
-/* the same for dmlcpu_string_copy_limit: as a benchmark or test set it, or -1 */
+/* the same for dmlcpu_string_copy_limit */
 static _Atomic int64_t string_copy_set = -1;
 
 /* "123", "32K", "16M", "1G" (case-insensitive suffix) -> bytes; -1 if malformed or > 2^62. */
@@ -270,11 +270,16 @@ void dmlcpu_set_stream_reuse(int64_t bytes) {
     atomic_store(&reuse_set, bytes < 0 ? -1 : bytes);
 }
 
-static int64_t reuse_limit(void) {
-    int64_t set = atomic_load_explicit(&reuse_set, memory_order_relaxed);
+/* A limit that lets an output past the threshold stay cached: the one a benchmark or test set,
+ * else the detected rule's while the threshold is the detected one, else 0 (a threshold set by
+ * hand is exact). */
+static int64_t limit_in_force(_Atomic int64_t *set_by_hand, int64_t detected) {
+    int64_t set = atomic_load_explicit(set_by_hand, memory_order_relaxed);
     if (set >= 0) return set;
-    return dmlcpu_stream_threshold() == info.stream_threshold ? info.stream_reuse_bytes : 0;
+    return dmlcpu_stream_threshold() == info.stream_threshold ? detected : 0;
 }
+
+static int64_t reuse_limit(void) { return limit_in_force(&reuse_set, info.stream_reuse_bytes); }
 
 int64_t dmlcpu_stream_reuse(void) {
     dmlcpu_init();
@@ -380,11 +385,13 @@ void dmlcpu_set_string_copy_limit(int64_t bytes) {
     atomic_store(&string_copy_set, bytes < 0 ? -1 : bytes);
 }
 
+static int64_t string_copy_limit(void) {
+    return limit_in_force(&string_copy_set, info.string_copy_bytes);
+}
+
 int64_t dmlcpu_string_copy_limit(void) {
     dmlcpu_init();
-    int64_t set = atomic_load_explicit(&string_copy_set, memory_order_relaxed);
-    if (set >= 0) return set;
-    return dmlcpu_stream_threshold() == info.stream_threshold ? info.string_copy_bytes : 0;
+    return string_copy_limit();
 }
 
 /* how many copies were written by the string copy instead of streamed (for tests) */
@@ -393,7 +400,7 @@ static _Atomic uint64_t string_copies = 0;
 uint64_t dmlcpu_string_copy_writes(void) { return atomic_load(&string_copies); }
 
 int dmlcpu_writes_by_string_copy(int64_t written) {
-    int64_t limit = dmlcpu_string_copy_limit();
+    int64_t limit = string_copy_limit();
     if (limit <= 0 || written / dmlcpu_threads_for(written) > limit) return 0;
     atomic_fetch_add_explicit(&string_copies, 1, memory_order_relaxed);
     return 1;
