@@ -8,6 +8,7 @@
  *   pool_try_own() / pool_disown()     the busy flag: 1 if this caller now owns the pool
  *   pool_start_workers(want)           starts workers until jobs.workers == want - 1 or the
  *                                      system refuses (lock held); each runs pool_worker_loop()
+ *   pool_yield()                       lets another thread ready on this CPU run first
  *   dmlcpu_now_ns()                    a monotonic clock (internal.h)
  * Workers wait for a new generation, then claim chunks one at a time; the caller claims chunks
  * too and returns once all are done. A caller that finds the pool busy (another Python thread's
@@ -20,6 +21,16 @@
  * so that an idle pool does not hold a core that other work between calls could use (spinning
  * on for 20 ms, even yielding the CPU at every turn, slowed ONNX Runtime's next calls on this
  * machine up to 2.4x: benchmarks/NOTES.md).
+ *
+ * Past POOL_YIELD_AFTER_NS a spinning thread yields its CPU at every clock check. The system may
+ * put a woken worker on its caller's CPU, the other one idle: then a worker spinning for the next
+ * job holds up the caller, and a caller spinning for the worker's chunk holds up the worker. On
+ * the AMD VM (2 vCPUs) after 60 ms of other work the worker was often found sharing the caller's
+ * vCPU for a whole batch of calls: SPLIT along axis 1, int8, 512 KiB on two threads took 32-35 us
+ * a call as the median batch mean (one thread: 17-18), 20-22 us yielding after 10 us; the bench at
+ * 512 KiB and 8 MiB on two threads, two processes each way: 2 and 4 cells under the best peer
+ * without, none with (benchmarks/NOTES.md). Calls back to back, whose gaps and waits are shorter,
+ * never reach it.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -39,6 +50,7 @@
 #endif
 
 #define POOL_SPIN_NS 50000
+#define POOL_YIELD_AFTER_NS 10000
 static struct {
     int workers;  /* started so far */
     int sleeping; /* workers waiting on the wake condition */
@@ -62,15 +74,20 @@ static void pool_signal_done(void);
 static int pool_try_own(void);
 static void pool_disown(void);
 static void pool_start_workers(int want);
+static void pool_yield(void);
 
 /* Spins while (*word == value) != until_equal, for at most POOL_SPIN_NS (the clock is read every
- * 64 turns). Called without the lock; the caller then checks again under it. */
+ * 64 turns), yielding the CPU at each reading past POOL_YIELD_AFTER_NS. Called without the lock;
+ * the caller then checks again under it. */
 static void pool_spin(atomic_ulong *word, unsigned long value, int until_equal) {
     uint64_t start = dmlcpu_now_ns();
     for (unsigned turn = 1;
          (atomic_load_explicit(word, memory_order_acquire) == value) != until_equal; turn++) {
         pool_cpu_relax();
-        if (turn % 64 == 0 && dmlcpu_now_ns() - start > POOL_SPIN_NS) return;
+        if (turn % 64 != 0) continue;
+        uint64_t spun = dmlcpu_now_ns() - start;
+        if (spun > POOL_SPIN_NS) return;
+        if (spun > POOL_YIELD_AFTER_NS) pool_yield();
     }
 }
 

@@ -30,6 +30,7 @@ static void pool_wait_wake(void) { pthread_cond_wait(&locks.wake, &locks.lock); 
 static void pool_wait_done(void) { pthread_cond_wait(&locks.done, &locks.lock); }
 static void pool_wake_all(void) { pthread_cond_broadcast(&locks.wake); }
 static void pool_signal_done(void) { pthread_cond_signal(&locks.done); }
+static void pool_yield(void) { sched_yield(); }
 static int pool_try_own(void) { return pthread_mutex_trylock(&locks.busy) == 0; }
 static void pool_disown(void) { pthread_mutex_unlock(&locks.busy); }
 static void pool_start_workers(int want);

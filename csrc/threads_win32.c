@@ -32,6 +32,7 @@ static void pool_wait_done(void) {
 }
 static void pool_wake_all(void) { WakeAllConditionVariable(&locks.wake); }
 static void pool_signal_done(void) { WakeConditionVariable(&locks.done); }
+static void pool_yield(void) { SwitchToThread(); }
 static int pool_try_own(void) { return TryAcquireSRWLockExclusive(&locks.busy) != 0; }
 static void pool_disown(void) { ReleaseSRWLockExclusive(&locks.busy); }
 static void pool_start_workers(int want);
