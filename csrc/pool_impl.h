@@ -27,7 +27,7 @@
  * job holds up the caller, and a caller spinning for the worker's chunk holds up the worker. On
  * the AMD VM (2 vCPUs) after 60 ms of other work the worker was often found sharing the caller's
  * vCPU for a whole batch of calls: SPLIT along axis 1, int8, 512 KiB on two threads took 32-35 us
- * a call as the median batch mean (one thread: 17-18), 20-22 us yielding after 10 us; the bench at
+ * a call as the median batch mean (one thread: 17-18), 19-23 us yielding after 10 us; the bench at
  * 512 KiB and 8 MiB on two threads, two processes each way: 2 and 4 cells under the best peer
  * without, none with (benchmarks/NOTES.md). Calls back to back, whose gaps and waits are shorter,
  * never reach it.
