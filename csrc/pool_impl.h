@@ -76,6 +76,11 @@ static void pool_disown(void);
 static void pool_start_workers(int want);
 static void pool_yield(void);
 
+/* how many times a spinning thread yielded (for tests: dmlcpu_pool_yields) */
+static atomic_ullong yields;
+
+uint64_t dmlcpu_pool_yields(void) { return atomic_load(&yields); }
+
 /* Spins while (*word == value) != until_equal, for at most POOL_SPIN_NS (the clock is read every
  * 64 turns), yielding the CPU at each reading past POOL_YIELD_AFTER_NS. Called without the lock;
  * the caller then checks again under it. */
@@ -87,7 +92,10 @@ static void pool_spin(atomic_ulong *word, unsigned long value, int until_equal) 
         if (turn % 64 != 0) continue;
         uint64_t spun = dmlcpu_now_ns() - start;
         if (spun > POOL_SPIN_NS) return;
-        if (spun > POOL_YIELD_AFTER_NS) pool_yield();
+        if (spun > POOL_YIELD_AFTER_NS) {
+            pool_yield();
+            atomic_fetch_add_explicit(&yields, 1, memory_order_relaxed);
+        }
     }
 }
 

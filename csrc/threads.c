@@ -34,6 +34,7 @@ void dmlcpu_threads_init(void) {
 int dmlcpu_threads_compiled(void) { return 0; }
 void dmlcpu_threads_init(void) {}
 uint64_t dmlcpu_now_ns(void) { return 0; } /* no clock: nothing is timed (cache.c) */
+uint64_t dmlcpu_pool_yields(void) { return 0; }
 
 #endif
 

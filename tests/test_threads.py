@@ -36,6 +36,13 @@ def with_each_count(fn):
     return results
 
 
+def assert_child_prints(code, expected, timeout):
+    """Runs code in a fresh interpreter (importing this dmlcpu); it must print expected."""
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=SRC),
+                         capture_output=True, text=True, timeout=timeout)
+    assert out.stdout.strip() == expected, out.stderr[-2000:]
+
+
 def assert_all_equal(results, expected):
     for r in results:
         assert len(r) == len(expected)
@@ -79,24 +86,24 @@ def test_calls_after_the_workers_sleep_at_every_job_size():
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
 def test_two_threads_on_one_cpu():
     """Caller and worker on one CPU (pinned, as a system may place them): a spinning one yields
-    to the other (csrc/pool_impl.h) and every call of a loop of small and large jobs, with pauses
-    past the workers' spin between some, comes back exact."""
+    to the other (csrc/pool_impl.h), as a worker spinning through the caller's pauses must, and
+    every call of a loop of small and large jobs comes back exact."""
     code = ("import os, time, numpy as np\n"
             "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
             "import dmlcpu\n"
+            "from dmlcpu import _core\n"
             "dmlcpu.set_num_threads(2)\n"
             "x = np.random.default_rng(5).integers(0, 256, size=(16, 256, 1024), dtype=np.uint8)\n"
-            "bad = 0\n"
+            "bad, yields = 0, _core._pool_yields()\n"
             "for rows in (2, 4, 16) * 3:  # 512 KiB to 4 MiB: 2 to 8 chunks\n"
             "    part = x[:rows]\n"
             "    for pause in (0.002, 0, 0, 0):\n"
             "        time.sleep(pause)\n"
             "        a, b = dmlcpu.split(part, axis=1, output_axis_sizes=[64, 192])\n"
-            "        bad += not (np.array_equal(a, part[:, :64]) and np.array_equal(b, part[:, 64:]))\n"
-            "print(bad)\n")
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=SRC),
-                         capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "0", out.stderr[-2000:]
+            "        bad += not np.array_equal(a, part[:, :64])\n"
+            "        bad += not np.array_equal(b, part[:, 64:])\n"
+            "print(bad, _core._pool_yields() > yields)\n")
+    assert_child_prints(code, "0 True", timeout=120)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float64])
@@ -279,9 +286,7 @@ def test_pool_works_after_fork():
             "    os._exit(0 if np.array_equal(y, x[3:]) else 1)\n"
             "_, status = os.waitpid(pid, 0)\n"
             "print(os.waitstatus_to_exitcode(status))\n")
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=SRC),
-                         capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == "0", out.stderr[-2000:]
+    assert_child_prints(code, "0", timeout=60)
 
 
 def random_views(rng, e):

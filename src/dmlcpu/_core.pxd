@@ -83,4 +83,5 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     dmlcpu_status dmlcpu_force_isa(int isa)
     dmlcpu_status dmlcpu_set_num_threads(int n)
     int dmlcpu_get_num_threads()
+    uint64_t dmlcpu_pool_yields()
     int dmlcpu_threads_compiled()

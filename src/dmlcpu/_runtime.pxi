@@ -146,6 +146,11 @@ def get_num_threads():
     return dmlcpu_get_num_threads()
 
 
+def _pool_yields():
+    """Tests: how many times so far a pool thread spinning past 10 us yielded its CPU."""
+    return dmlcpu_pool_yields()
+
+
 def _force_isa(name):
     """For tests: re-selects the kernel table capped at ISA ``name`` ("scalar", "avx2",
     "avx512"); None or "auto" restores the automatic choice. ValueError if unusable here."""

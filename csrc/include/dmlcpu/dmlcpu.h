@@ -239,6 +239,8 @@ dmlcpu_status dmlcpu_set_num_threads(int n);
 int dmlcpu_get_num_threads(void);
 /* 1 when this build has a thread pool (0: every call runs on the calling thread). */
 int dmlcpu_threads_compiled(void);
+/* For tests: how many times so far a pool thread spinning past 10 us yielded its CPU. */
+uint64_t dmlcpu_pool_yields(void);
 
 #ifdef __cplusplus
 }
