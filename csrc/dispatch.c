@@ -73,6 +73,10 @@ static void overlay_copy(dmlcpu_dispatch *t, const dmlcpu_copy_kernels *k, int i
         t->copy.blocks = k->blocks;
         t->copy_isa.blocks = (int8_t)isa;
     }
+    if (k->stream_blocks != NULL) {
+        t->copy.stream_blocks = k->stream_blocks;
+        t->copy_isa.stream_blocks = (int8_t)isa;
+    }
 }
 
 /* ---- scan section */
@@ -99,6 +103,7 @@ static void build_table(dmlcpu_dispatch *t, int cap) {
     t->copy_isa.stream_rows = -1;
     t->copy_isa.rows = -1;
     t->copy_isa.blocks = -1;
+    t->copy_isa.stream_blocks = -1;
     for (int isa = 0; isa <= cap; isa++)
         if (usable_isas & (1u << isa)) overlay_copy(t, isa_tables[isa].copy, isa);
 #if defined(DMLCPU_BUILD_AVX512VBMI)
@@ -205,7 +210,8 @@ dmlcpu_status dmlcpu_force_isa(int isa) {
     return DMLCPU_OK;
 }
 
-/* Slot listing: widths x layouts of the copy runs, then the stream, rows and blocks copies. */
+/* Slot listing: widths x layouts of the copy runs, then the stream, rows, blocks and
+ * streamed blocks copies. */
 static const char *const copy_slot_names[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_COUNT] = {
     {"x8_copy_cc", "x8_copy_gc", "x8_copy_sc", "x8_copy_ss", "x8_copy_bc"},
     {"x16_copy_cc", "x16_copy_gc", "x16_copy_sc", "x16_copy_ss", "x16_copy_bc"},
@@ -213,7 +219,7 @@ static const char *const copy_slot_names[DMLCPU_COPY_WIDTHS][DMLCPU_RUN_LAYOUT_C
     {"x64_copy_cc", "x64_copy_gc", "x64_copy_sc", "x64_copy_ss", "x64_copy_bc"}};
 #define COPY_RUN_SLOTS (DMLCPU_COPY_WIDTHS * DMLCPU_RUN_LAYOUT_COUNT)
 
-#define COPY_SLOTS (COPY_RUN_SLOTS + 4)
+#define COPY_SLOTS (COPY_RUN_SLOTS + 5)
 
 /* ---- scan section of the listing: type x op x (outer, line), after the copy slots */
 static const char *const scan_slot_names[DMLCPU_SCAN_TYPE_COUNT][DMLCPU_SCAN_OP_COUNT][2] = {
@@ -237,6 +243,7 @@ const char *dmlcpu_kernel_slot_name(int slot) {
     if (slot == COPY_RUN_SLOTS + 1) return "copy_stream_rows";
     if (slot == COPY_RUN_SLOTS + 2) return "copy_rows";
     if (slot == COPY_RUN_SLOTS + 3) return "copy_blocks";
+    if (slot == COPY_RUN_SLOTS + 4) return "copy_stream_blocks";
     if (slot >= COPY_SLOTS && slot < COPY_SLOTS + SCAN_SLOTS) {
         int s = slot - COPY_SLOTS;
         return scan_slot_names[s / (DMLCPU_SCAN_OP_COUNT * 2)][s / 2 % DMLCPU_SCAN_OP_COUNT][s % 2];
@@ -253,6 +260,7 @@ int dmlcpu_kernel_slot_isa(int slot) {
     if (slot == COPY_RUN_SLOTS + 1) return t->copy_isa.stream_rows;
     if (slot == COPY_RUN_SLOTS + 2) return t->copy_isa.rows;
     if (slot == COPY_RUN_SLOTS + 3) return t->copy_isa.blocks;
+    if (slot == COPY_RUN_SLOTS + 4) return t->copy_isa.stream_blocks;
     if (slot >= COPY_SLOTS && slot < COPY_SLOTS + SCAN_SLOTS)
         return scan_slot_isa(t, slot - COPY_SLOTS);
     return -1;

@@ -48,6 +48,9 @@ typedef struct dmlcpu_copy_kernels {
     /* Packed destination in cache filled from the blocks of several parts (each 64 bytes or
      * longer), in one call: a JOIN's output in L2. */
     dmlcpu_copy_blocks_fn blocks;
+    /* The same with non-temporal stores, for a JOIN's output far larger than the caches; NULL
+     * when the ISA has none. */
+    dmlcpu_copy_blocks_fn stream_blocks;
 } dmlcpu_copy_kernels;
 
 typedef struct dmlcpu_copy_isas {
@@ -56,6 +59,7 @@ typedef struct dmlcpu_copy_isas {
     int8_t stream_rows;
     int8_t rows;
     int8_t blocks;
+    int8_t stream_blocks;
 } dmlcpu_copy_isas;
 
 /* ---- scan section: one outer and one line kernel per scan type and operation (internal.h). An

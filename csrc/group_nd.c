@@ -7,12 +7,14 @@
  * written (read for ownership), a quarter of it at a time. Walking the outer indices once and
  * copying every part's block at each writes the output front to back (in L2, a JOIN's in one
  * aligned walk across the blocks, the blocks kernel, and a SPLIT's part by part in panels of a few
- * outer indices, PART_PANEL_ROWS). A large output then streams whole cache lines only: a line
- * where two blocks meet is gathered from both and streamed once the second completes it
- * (line_carry); only the lines at the ends of a thread's share, or where blocks do not follow each
- * other, get ordinary stores. No line mixes the two kinds of store (streaming short runs whose
- * edge lines did was several times slower, and storing the meeting lines ordinarily made them be
- * read first: benchmarks/NOTES.md).
+ * outer indices, PART_PANEL_ROWS). A large output then streams whole cache lines only, by the
+ * same two walks where the blocks are each a line or longer (the streamed blocks and rows
+ * kernels: aligned lines straddling block boundaries, the partial lines at the ends of a call
+ * stored ordinarily), else block by block: a line where two blocks meet is gathered from both and
+ * streamed once the second completes it (line_carry); only the lines at the ends of a thread's
+ * share, or where blocks do not follow each other, get ordinary stores. No line mixes the two
+ * kinds of store (streaming short runs whose edge lines did was several times slower, and storing
+ * the meeting lines ordinarily made them be read first: benchmarks/NOTES.md).
  *
  * Anything else (a block that is not contiguous in both operands, tiny blocks, one part) is
  * copied part by part through dmlcpu_copy_pair, exactly as dmlcpu_copy would.
@@ -66,6 +68,18 @@
  * cold 0.95-1.02x; panels of 8 rows 0.98-1.02x); SPLIT along axis 1 0.98-1.01x
  * (benchmarks/NOTES.md). */
 #define PART_PANEL_ROWS 16
+/*
+ * Streamed, a JOIN's blocks (a line or longer each) go by the blocks kernel with non-temporal
+ * stores, and a SPLIT's parts by the streamed rows kernel in panels of STREAM_PANEL_ROWS: a call a
+ * thread or a panel, where block by block (line_carry) took a call, a carry lookup and a gathered
+ * line for every block. AMD Zen 4, one thread, 8 MiB, calls back to back, us block by block /
+ * walked: JOIN 4 along axis 2 int8 (256-byte blocks) 690 / 319, float16 430 / 321, float32 372 /
+ * 324, float64 351 / 320 (two threads: 1.05-1.31x as fast); SPLIT into [100, 300, 624] int8 726
+ * / 517, float16 608 / 451, float32 1.14x, float64 alike; along axis 1 (64 KiB+ blocks)
+ * 1.00-1.07x. Panels of 32 to 256 rows measured alike; starting and ending each walk on a line
+ * instead of a vector, 1.00-1.06x (benchmarks/NOTES.md).
+ */
+#define STREAM_PANEL_ROWS 64
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
 
@@ -83,10 +97,10 @@ typedef struct group_plan {
     int64_t outer_count;
     dmlcpu_copy_run_fn packed; /* the contiguous kernel (ordinary stores) */
     dmlcpu_copy_run_fn stream; /* non-temporal contiguous kernel, or NULL: ordinary stores */
-    dmlcpu_copy_rows_fn aligned; /* the rows kernel, for long blocks of a call in L2, or NULL */
-    dmlcpu_copy_blocks_fn blocks; /* the blocks kernel, where it writes every block, or NULL */
+    dmlcpu_copy_rows_fn aligned; /* the (streamed) rows kernel for part panels, or NULL */
+    dmlcpu_copy_blocks_fn blocks; /* the (streamed) blocks kernel, where it writes every block */
     dmlcpu_copy_part *parts;      /* for it: each part's source block at outer index 0 */
-    int part_panels;              /* part by part in panels of rows (PART_PANEL_ROWS) */
+    int64_t panel_rows; /* > 0: part by part in panels of this many rows, by the kernel aligned */
 } group_plan;
 
 /*
@@ -174,13 +188,13 @@ static void group_range(const group_plan *g, line_carry *carry, int64_t begin, i
                   (size_t)begin, (size_t)(end - begin));
         return;
     }
-    if (g->part_panels) {
-        for (int64_t i = begin; i < end; i += PART_PANEL_ROWS) {
-            size_t rows = (size_t)(end - i < PART_PANEL_ROWS ? end - i : PART_PANEL_ROWS);
+    if (g->panel_rows > 0) {
+        for (int64_t i = begin; i < end; i += g->panel_rows) {
+            size_t rows = (size_t)(end - i < g->panel_rows ? end - i : g->panel_rows);
             for (size_t k = 0; k < g->count; k++) {
                 const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
                 g->aligned(dst->data + i * dst->strides[0], src->data + i * src->strides[0],
-                           (ptrdiff_t)src->strides[0], g->bytes[k], rows, 1);
+                           (ptrdiff_t)src->strides[0], g->bytes[k], rows, g->stream == NULL);
             }
         }
         return;
@@ -271,17 +285,27 @@ static void copy_parts(const dmlcpu_view *dsts, const dmlcpu_view *srcs, size_t 
 }
 
 /* Whether the parts' blocks, in part order, fill the destination front to back, one outer index
- * after another, each ALIGNED_MIN_BLOCK_BYTES or longer (a JOIN's). */
-static int fills_packed_rows(const group_plan *g, int64_t block_bytes) {
+ * after another, each min_block bytes or longer (a JOIN's). */
+static int fills_packed_rows(const group_plan *g, int64_t block_bytes, int64_t min_block) {
     if (g->outer != 1) return 0;
     const char *at = g->ops[0].data;
     for (size_t k = 0; k < g->count; k++) {
         if (g->ops[2 * k].data != at || g->ops[2 * k].strides[0] != block_bytes ||
-            (int64_t)g->bytes[k] < ALIGNED_MIN_BLOCK_BYTES)
+            (int64_t)g->bytes[k] < min_block)
             return 0;
         at += g->bytes[k];
     }
     return 1;
+}
+
+/* Has the blocks kernel write every block: each part's source block at outer index 0. */
+static void walk_blocks(group_plan *g, dmlcpu_copy_blocks_fn blocks) {
+    g->blocks = blocks;
+    for (size_t k = 0; k < g->count; k++) {
+        g->parts[k].src = g->ops[2 * k + 1].data;
+        g->parts[k].stride = (ptrdiff_t)g->ops[2 * k + 1].strides[0];
+        g->parts[k].bytes = g->bytes[k];
+    }
 }
 
 /* Whether each part's blocks fill its destination front to back, one outer index after another,
@@ -323,15 +347,16 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
         g->stream = table->copy.stream;
     else if (dmlcpu_stays_in_l2(total_bytes))
         g->aligned = table->copy.rows;
-    if (g->aligned != NULL && fills_packed_rows(g, block_bytes)) {
-        g->blocks = table->copy.blocks;
-        for (size_t k = 0; k < n; k++) {
-            g->parts[k].src = g->ops[2 * k + 1].data;
-            g->parts[k].stride = (ptrdiff_t)g->ops[2 * k + 1].strides[0];
-            g->parts[k].bytes = g->bytes[k];
-        }
-    } else if (g->aligned != NULL) {
-        g->part_panels = packs_each_part(g);
+    if (g->stream != NULL && table->copy.stream_blocks != NULL &&
+        fills_packed_rows(g, block_bytes, LINE_BYTES)) {
+        walk_blocks(g, table->copy.stream_blocks);
+    } else if (g->stream != NULL && table->copy.stream_rows != NULL && packs_each_part(g)) {
+        g->aligned = table->copy.stream_rows;
+        g->panel_rows = STREAM_PANEL_ROWS;
+    } else if (g->aligned != NULL && fills_packed_rows(g, block_bytes, ALIGNED_MIN_BLOCK_BYTES)) {
+        walk_blocks(g, table->copy.blocks);
+    } else if (g->aligned != NULL && packs_each_part(g)) {
+        g->panel_rows = PART_PANEL_ROWS;
     }
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
     if (asked_at != 0) dmlcpu_wrote_output(g->ops[0].data, asked_at);
@@ -367,7 +392,7 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     g.packed = g.stream = NULL;
     g.aligned = NULL;
     g.blocks = NULL;
-    g.part_panels = 0;
+    g.panel_rows = 0;
     g.outer_count = 1;
     for (int32_t d = 0; d < outer_ndim; d++) {
         g.sizes[d] = dsts[0].sizes[d];

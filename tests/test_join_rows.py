@@ -139,11 +139,11 @@ def test_large_split_streams_exactly(dtype, outer, axis, sizes, isa, threads):
 
 
 # Streamed whatever this machine's cache (the threshold forced to 0), blocks of 256 bytes and
-# more on average: a line where two blocks meet is gathered and streamed whole once the block
+# more on average, some shorter than a line or the output padded, so neither streamed walk
+# (below) takes them: a line where two blocks meet is gathered and streamed whole once the block
 # after it (JOIN: the next part's, SPLIT: the same part's next) completes it. More parts than a
-# thread keeps carries for, blocks shorter than a line, one outer dim and two (walked); outputs
-# packed (lines carried from one outer index to the next) or padded (each row's last line written
-# out as it is).
+# thread keeps carries for, one outer dim and two (walked); outputs packed (lines carried from one
+# outer index to the next) or padded (each row's last line written out as it is).
 CARRIED = [
     (np.int8, (1000,), 1, [600, 1, 517, 64, 255, 2, 900, 129, 77, 333]),
     (np.float16, (3, 50), 2, [300, 7, 200, 33]),
@@ -290,13 +290,23 @@ def test_group_with_unequal_part_lists_is_refused():
         Plan(1, 1, [("group", [(1, 0, [2], [4])], [], 4, 0)])
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["cached", "streamed"])
 @pytest.mark.parametrize("offset", range(0, 64, 3))
-def test_vector_walk_splits_a_vector_at_every_place(offset, isa):
+def test_vector_walk_splits_a_vector_at_every_place(offset, streamed, isa):
     """A JOIN in L2 with blocks of 256 bytes and more walks its destination in aligned vectors,
     a vector straddling two blocks loaded from both (AVX2: two whole loads shifted together by a
     constant per place), as the rows kernel walks a TILE's packed rows. Odd block and row lengths
     and destination offsets put a boundary at every byte of a vector; the SPLIT back reads the
-    JOIN's blocks from the other side."""
+    JOIN's blocks from the other side. Streamed (the threshold forced to 0), the same walks store
+    whole lines only, the partial lines at the ends ordinarily."""
+    before = _core._set_stream_threshold(0 if streamed else -1)
+    try:
+        walk_every_place(offset)
+    finally:
+        _core._set_stream_threshold(before)
+
+
+def walk_every_place(offset):
     rng = np.random.default_rng(offset)
     sizes = [257, 263, 270, 291]  # a row of 1081 bytes: boundaries at every place mod 64
     xs = [rng.integers(0, 256, size=(48, n), dtype=np.uint8) for n in sizes]
@@ -313,3 +323,41 @@ def test_vector_walk_splits_a_vector_at_every_place(offset, isa):
     dmlcpu.tile(tile_in, repeats=[1, 7, 1], out=tiled)
     assert np.array_equal(tiled, np.tile(tile_in, (1, 7, 1)))
     assert outside_untouched(tiled, 0xA5)
+
+
+# Streamed (the threshold forced to 0), a JOIN whose blocks are each a line or longer and fill a
+# packed output is one walk of whole aligned lines across the blocks (the streamed blocks
+# kernel), and a SPLIT into packed outputs with such blocks streams each part's rows in panels
+# (the streamed rows kernel); each thread's share and each panel start and end inside a line,
+# stored ordinarily there. Blocks of exactly a line and odd ones; outputs 1-2 MB, so three
+# threads share them; no output line-aligned.
+STREAMED_WALKS = [
+    (np.int8, 1500, [64, 65, 127, 300, 525]),
+    (np.float16, 700, [32, 33, 100, 600]),
+    (np.float32, 400, [16, 17, 301, 700]),
+    (np.float64, 300, [8, 9, 70, 513]),
+]
+
+
+@pytest.mark.parametrize("offset", [1, 24, 63])
+@pytest.mark.parametrize("dtype, rows, sizes", STREAMED_WALKS)
+def test_streamed_walks_store_every_block_exactly(dtype, rows, sizes, offset, isa, threads):
+    rng = np.random.default_rng(offset)
+    itemsize = np.dtype(dtype).itemsize
+    xs = [random_input(rng, dtype, (rows, n)) for n in sizes]
+    expected = reference.join(xs, 1)
+    out = at_page_offset(expected.nbytes, offset * itemsize, fill=0xA5).view(dtype).reshape(
+        expected.shape)
+    outs = [at_page_offset(rows * n * itemsize, (offset + 7 * k) * itemsize, fill=0xA5).view(
+        dtype).reshape(rows, n) for k, n in enumerate(sizes)]
+    before = _core._set_stream_threshold(0)
+    try:
+        dmlcpu.join(xs, axis=1, out=out)
+        dmlcpu.split(out, axis=1, output_axis_sizes=sizes, outputs=outs)
+    finally:
+        _core._set_stream_threshold(before)
+    assert_same_bits(out, expected, "streamed join")
+    assert outside_untouched(out, 0xA5)
+    for k, (o, x) in enumerate(zip(outs, xs)):
+        assert_same_bits(o, x, f"streamed split output {k}")
+        assert outside_untouched(o, 0xA5), k

@@ -30,4 +30,5 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
     .stream_rows = DMLCPU_KERNEL(dmlcpu_copy_stream_rows),
     .rows = DMLCPU_KERNEL(dmlcpu_copy_rows_vec),
     .blocks = DMLCPU_KERNEL(dmlcpu_copy_blocks_vec),
+    .stream_blocks = DMLCPU_KERNEL(dmlcpu_copy_stream_blocks),
 };

@@ -128,16 +128,19 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_blocks_aligned)(
     for (size_t k = 0; k < count; k++) width += parts[k].bytes;
     size_t total = width * rows, r = first, k = 0, c = 0, ahead = 0;
     if (total == 0) return;
-    size_t head = dmlcpu_bytes_to_aligned(dst, DMLCPU_VEC_BYTES);
+    /* streamed, whole lines only: the ends' partial lines take ordinary stores */
+    size_t align = stream ? 64 : DMLCPU_VEC_BYTES;
+    size_t head = dmlcpu_bytes_to_aligned(dst, align);
     if (head > total) head = total;
-    dmlcpu_copy_short(dst, dmlcpu_block_at(parts, 0, r), head); /* head < a vector <= a block */
+    size_t end = stream ? head + ((total - head) & ~(size_t)63) : total;
+    dmlcpu_copy_short(dst, dmlcpu_block_at(parts, 0, r), head); /* head < align <= a block */
     c = head;
     size_t p = head;
-    while (p + DMLCPU_VEC_BYTES <= total) {
+    while (p + DMLCPU_VEC_BYTES <= end) {
         size_t bytes = parts[k].bytes;
         const char *s = dmlcpu_block_at(parts, k, r) + c;
         char *d = dst + p;
-        size_t inside = bytes - c < total - p ? bytes - c : total - p, i = 0;
+        size_t inside = bytes - c < end - p ? bytes - c : end - p, i = 0;
         if (prefetch) dmlcpu_prefetch_ahead(dst, &ahead, p, total);
         for (; i + 4 * DMLCPU_VEC_BYTES <= inside; i += 4 * DMLCPU_VEC_BYTES) {
             if (prefetch) dmlcpu_prefetch_ahead(dst, &ahead, p + i, total);
@@ -156,7 +159,7 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_blocks_aligned)(
             r = next_r;
             continue;
         }
-        if (p + DMLCPU_VEC_BYTES > total) break; /* the ragged end of the last block */
+        if (p + DMLCPU_VEC_BYTES > end) break; /* the ragged end of the last block */
         size_t b = bytes - c; /* bytes left in this block, under a vector; the rest is the next's */
         dmlcpu_vec v = dmlcpu_vec_load_split(s + i, b, dmlcpu_block_at(parts, next_k, next_r) - b);
         if (stream) dmlcpu_vec_stream(d + i, v);
@@ -166,7 +169,7 @@ static DMLCPU_ALWAYS_INLINE void DMLCPU_KERNEL(copy_blocks_aligned)(
         k = next_k;
         r = next_r;
     }
-    /* under a vector left, so inside the last block: every block is a vector or longer */
+    /* under align left, so inside the last block: every block is that long or longer */
     if (p < total) dmlcpu_copy_short(dst + p, dmlcpu_block_at(parts, k, r) + c, total - p);
 }
 
@@ -258,6 +261,15 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_blocks_vec)(char *dst, const dmlcpu
         DMLCPU_KERNEL(copy_blocks_aligned)(dst, parts, count, first, rows, 0, 1);
     else
         DMLCPU_KERNEL(copy_blocks_aligned)(dst, parts, count, first, rows, 0, 0);
+}
+
+/* The parts' blocks with non-temporal stores (dmlcpu_copy_blocks_fn): a JOIN's output far larger
+ * than the caches. */
+static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_blocks)(char *dst,
+                                                           const dmlcpu_copy_part *parts,
+                                                           size_t count, size_t first,
+                                                           size_t rows) {
+    DMLCPU_KERNEL(copy_blocks_aligned)(dst, parts, count, first, rows, 1, 0);
 }
 
 #endif /* DMLCPU_COPY_STREAM_H */
