@@ -80,6 +80,7 @@
  * instead of a vector, 1.00-1.06x (benchmarks/NOTES.md).
  */
 #define STREAM_PANEL_ROWS 64
+#define PREFETCH_PANEL_MAX_BYTES (DMLCPU_L2_CALL_BYTES / 2)
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
 
@@ -101,6 +102,7 @@ typedef struct group_plan {
     dmlcpu_copy_blocks_fn blocks; /* the (streamed) blocks kernel, where it writes every block */
     dmlcpu_copy_part *parts;      /* for it: each part's source block at outer index 0 */
     int64_t panel_rows; /* > 0: part by part in panels of this many rows, by the kernel aligned */
+    int prefetch_panels; /* each panel asks for the next one's source (prefetch_panel) */
 } group_plan;
 
 /*
@@ -179,6 +181,26 @@ static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *d
     g->packed(dst, 1, src, 1, n);
 }
 
+/*
+ * Asks for the source blocks of outer indices [from, to), row by row: a streamed panel's next,
+ * while the panel before it is copied. Part by part, a panel reads each row's blocks in as many
+ * passes as there are parts, a short run a row apart at each, and the hardware prefetchers kept
+ * only some of them coming: SPLIT into [100, 300, 624] at 8 MiB, calls back to back, one thread
+ * 1.09-1.39x as fast (int8 587 -> 482 us), two 1.01-1.13x; after 48 MiB of other copies one
+ * thread 1.01-1.03x, two 0.92-1.15x (benchmarks/NOTES.md). Only panels of up to PREFETCH_PANEL_MAX_BYTES of source
+ * (float64's 512 KiB gained 1.09-1.15x): one far larger would evict itself; long blocks keep
+ * the prefetchers going on their own.
+ */
+static void prefetch_panel(const group_plan *g, int64_t from, int64_t to) {
+    for (int64_t r = from; r < to; r++)
+        for (size_t k = 0; k < g->count; k++) {
+            const dmlcpu_operand *src = &g->ops[2 * k + 1];
+            const char *block = src->data + r * src->strides[0]; /* inside the checked view */
+            for (size_t at = 0; at < g->bytes[k]; at += LINE_BYTES) dmlcpu_prefetch(block + at);
+            dmlcpu_prefetch(block + g->bytes[k] - 1);
+        }
+}
+
 /* Outer flat indices [begin, end): every part's block at each, in part order. One outer dim
  * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of 256-byte
  * blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 so). */
@@ -191,6 +213,9 @@ static void group_range(const group_plan *g, line_carry *carry, int64_t begin, i
     if (g->panel_rows > 0) {
         for (int64_t i = begin; i < end; i += g->panel_rows) {
             size_t rows = (size_t)(end - i < g->panel_rows ? end - i : g->panel_rows);
+            if (g->prefetch_panels && end - i > g->panel_rows)
+                prefetch_panel(g, i + g->panel_rows,
+                               end - i > 2 * g->panel_rows ? i + 2 * g->panel_rows : end);
             for (size_t k = 0; k < g->count; k++) {
                 const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
                 g->aligned(dst->data + i * dst->strides[0], src->data + i * src->strides[0],
@@ -353,6 +378,7 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     } else if (g->stream != NULL && table->copy.stream_rows != NULL && packs_each_part(g)) {
         g->aligned = table->copy.stream_rows;
         g->panel_rows = STREAM_PANEL_ROWS;
+        g->prefetch_panels = block_bytes <= PREFETCH_PANEL_MAX_BYTES / STREAM_PANEL_ROWS;
     } else if (g->aligned != NULL && fills_packed_rows(g, block_bytes, ALIGNED_MIN_BLOCK_BYTES)) {
         walk_blocks(g, table->copy.blocks);
     } else if (g->aligned != NULL && packs_each_part(g)) {
@@ -393,6 +419,7 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     g.aligned = NULL;
     g.blocks = NULL;
     g.panel_rows = 0;
+    g.prefetch_panels = 0;
     g.outer_count = 1;
     for (int32_t d = 0; d < outer_ndim; d++) {
         g.sizes[d] = dsts[0].sizes[d];
