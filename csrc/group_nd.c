@@ -7,14 +7,14 @@
  * written (read for ownership), a quarter of it at a time. Walking the outer indices once and
  * copying every part's block at each writes the output front to back (in L2, a JOIN's in one
  * aligned walk across the blocks, the blocks kernel, and a SPLIT's part by part in panels of a few
- * outer indices, PART_PANEL_ROWS). A large output then streams whole cache lines only, by the
- * same two walks where the blocks are each a line or longer (the streamed blocks and rows
- * kernels: aligned lines straddling block boundaries, the partial lines at the ends of a call
- * stored ordinarily), else block by block: a line where two blocks meet is gathered from both and
- * streamed once the second completes it (line_carry); only the lines at the ends of a thread's
- * share, or where blocks do not follow each other, get ordinary stores. No line mixes the two
- * kinds of store (streaming short runs whose edge lines did was several times slower, and storing
- * the meeting lines ordinarily made them be read first: benchmarks/NOTES.md).
+ * outer indices, PART_PANEL_ROWS). A large output then streams whole cache lines only: a JOIN's
+ * whose blocks are each a line or longer by the same aligned walk (the streamed blocks kernel, the
+ * partial lines at the ends of a thread's share stored ordinarily), anything else block by block,
+ * a line where two blocks meet gathered from both and streamed once the second completes it
+ * (line_carry); only the lines at the ends of a thread's share, or where blocks do not follow each
+ * other, get ordinary stores. No line mixes the two kinds of store (streaming short runs whose
+ * edge lines did was several times slower, and storing the meeting lines ordinarily made them be
+ * read first: benchmarks/NOTES.md).
  *
  * Anything else (a block that is not contiguous in both operands, tiny blocks, one part) is
  * copied part by part through dmlcpu_copy_pair, exactly as dmlcpu_copy would.
@@ -70,17 +70,16 @@
 #define PART_PANEL_ROWS 16
 /*
  * Streamed, a JOIN's blocks (a line or longer each) go by the blocks kernel with non-temporal
- * stores, and a SPLIT's parts by the streamed rows kernel in panels of STREAM_PANEL_ROWS: a call a
- * thread or a panel, where block by block (line_carry) took a call, a carry lookup and a gathered
- * line for every block. AMD Zen 4, one thread, 8 MiB, calls back to back, us block by block /
- * walked: JOIN 4 along axis 2 int8 (256-byte blocks) 690 / 319, float16 430 / 321, float32 372 /
- * 324, float64 351 / 320 (two threads: 1.05-1.31x as fast); SPLIT into [100, 300, 624] int8 726
- * / 517, float16 608 / 451, float32 1.14x, float64 alike; along axis 1 (64 KiB+ blocks)
- * 1.00-1.07x. Panels of 32 to 256 rows measured alike; starting and ending each walk on a line
- * instead of a vector, 1.00-1.06x (benchmarks/NOTES.md).
+ * stores, one call a thread, where block by block (line_carry) took a call, a carry lookup and a
+ * gathered line for every block. AMD Zen 4, one thread, 8 MiB, calls back to back, us block by
+ * block / walked: along axis 2 int8 (256-byte blocks) 690 / 319, float16 430 / 321, float32 372 /
+ * 324, float64 351 / 320; two threads 1.05-1.31x as fast; after 48 MiB of other copies 1.00-1.41x;
+ * along axis 1 (64 KiB blocks) 1.00-1.07x. A SPLIT's parts streamed through the rows kernel in
+ * panels, as in L2, won back to back (int8 into [100, 300, 624] at 8 MiB 695 -> 429 us) but lost
+ * where the source came from memory (after other copies 752 -> 1106, at 32 MiB 2573 -> 3832):
+ * part by part, each panel's source is read in strided passes (benchmarks/NOTES.md). SPLITs stream
+ * block by block.
  */
-#define STREAM_PANEL_ROWS 64
-#define PREFETCH_PANEL_MAX_BYTES (DMLCPU_L2_CALL_BYTES / 2)
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
 
@@ -98,11 +97,10 @@ typedef struct group_plan {
     int64_t outer_count;
     dmlcpu_copy_run_fn packed; /* the contiguous kernel (ordinary stores) */
     dmlcpu_copy_run_fn stream; /* non-temporal contiguous kernel, or NULL: ordinary stores */
-    dmlcpu_copy_rows_fn aligned; /* the (streamed) rows kernel for part panels, or NULL */
+    dmlcpu_copy_rows_fn aligned; /* the rows kernel, for long blocks of a call in L2, or NULL */
     dmlcpu_copy_blocks_fn blocks; /* the (streamed) blocks kernel, where it writes every block */
     dmlcpu_copy_part *parts;      /* for it: each part's source block at outer index 0 */
-    int64_t panel_rows; /* > 0: part by part in panels of this many rows, by the kernel aligned */
-    int prefetch_panels; /* each panel asks for the next one's source (prefetch_panel) */
+    int part_panels;              /* part by part in panels of rows (PART_PANEL_ROWS) */
 } group_plan;
 
 /*
@@ -181,26 +179,6 @@ static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *d
     g->packed(dst, 1, src, 1, n);
 }
 
-/*
- * Asks for the source blocks of outer indices [from, to), row by row: a streamed panel's next,
- * while the panel before it is copied. Part by part, a panel reads each row's blocks in as many
- * passes as there are parts, a short run a row apart at each, and the hardware prefetchers kept
- * only some of them coming: SPLIT into [100, 300, 624] at 8 MiB, calls back to back, one thread
- * 1.09-1.39x as fast (int8 587 -> 482 us), two 1.01-1.13x; after 48 MiB of other copies one
- * thread 1.01-1.03x, two 0.92-1.15x (benchmarks/NOTES.md). Only panels of up to PREFETCH_PANEL_MAX_BYTES of source
- * (float64's 512 KiB gained 1.09-1.15x): one far larger would evict itself; long blocks keep
- * the prefetchers going on their own.
- */
-static void prefetch_panel(const group_plan *g, int64_t from, int64_t to) {
-    for (int64_t r = from; r < to; r++)
-        for (size_t k = 0; k < g->count; k++) {
-            const dmlcpu_operand *src = &g->ops[2 * k + 1];
-            const char *block = src->data + r * src->strides[0]; /* inside the checked view */
-            for (size_t at = 0; at < g->bytes[k]; at += LINE_BYTES) dmlcpu_prefetch(block + at);
-            dmlcpu_prefetch(block + g->bytes[k] - 1);
-        }
-}
-
 /* Outer flat indices [begin, end): every part's block at each, in part order. One outer dim
  * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of 256-byte
  * blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 so). */
@@ -210,16 +188,13 @@ static void group_range(const group_plan *g, line_carry *carry, int64_t begin, i
                   (size_t)begin, (size_t)(end - begin));
         return;
     }
-    if (g->panel_rows > 0) {
-        for (int64_t i = begin; i < end; i += g->panel_rows) {
-            size_t rows = (size_t)(end - i < g->panel_rows ? end - i : g->panel_rows);
-            if (g->prefetch_panels && end - i > g->panel_rows)
-                prefetch_panel(g, i + g->panel_rows,
-                               end - i > 2 * g->panel_rows ? i + 2 * g->panel_rows : end);
+    if (g->part_panels) {
+        for (int64_t i = begin; i < end; i += PART_PANEL_ROWS) {
+            size_t rows = (size_t)(end - i < PART_PANEL_ROWS ? end - i : PART_PANEL_ROWS);
             for (size_t k = 0; k < g->count; k++) {
                 const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
                 g->aligned(dst->data + i * dst->strides[0], src->data + i * src->strides[0],
-                           (ptrdiff_t)src->strides[0], g->bytes[k], rows, g->stream == NULL);
+                           (ptrdiff_t)src->strides[0], g->bytes[k], rows, 1);
             }
         }
         return;
@@ -375,14 +350,10 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     if (g->stream != NULL && table->copy.stream_blocks != NULL &&
         fills_packed_rows(g, block_bytes, LINE_BYTES)) {
         walk_blocks(g, table->copy.stream_blocks);
-    } else if (g->stream != NULL && table->copy.stream_rows != NULL && packs_each_part(g)) {
-        g->aligned = table->copy.stream_rows;
-        g->panel_rows = STREAM_PANEL_ROWS;
-        g->prefetch_panels = block_bytes <= PREFETCH_PANEL_MAX_BYTES / STREAM_PANEL_ROWS;
     } else if (g->aligned != NULL && fills_packed_rows(g, block_bytes, ALIGNED_MIN_BLOCK_BYTES)) {
         walk_blocks(g, table->copy.blocks);
-    } else if (g->aligned != NULL && packs_each_part(g)) {
-        g->panel_rows = PART_PANEL_ROWS;
+    } else if (g->aligned != NULL) {
+        g->part_panels = packs_each_part(g);
     }
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
     if (asked_at != 0) dmlcpu_wrote_output(g->ops[0].data, asked_at);
@@ -418,8 +389,7 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     g.packed = g.stream = NULL;
     g.aligned = NULL;
     g.blocks = NULL;
-    g.panel_rows = 0;
-    g.prefetch_panels = 0;
+    g.part_panels = 0;
     g.outer_count = 1;
     for (int32_t d = 0; d < outer_ndim; d++) {
         g.sizes[d] = dsts[0].sizes[d];

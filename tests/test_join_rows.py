@@ -139,8 +139,8 @@ def test_large_split_streams_exactly(dtype, outer, axis, sizes, isa, threads):
 
 
 # Streamed whatever this machine's cache (the threshold forced to 0), blocks of 256 bytes and
-# more on average, some shorter than a line or the output padded, so neither streamed walk
-# (below) takes them: a line where two blocks meet is gathered and streamed whole once the block
+# more on average, some shorter than a line or the output padded, so the JOIN's streamed walk
+# (below) does not take them: a line where two blocks meet is gathered and streamed whole once the block
 # after it (JOIN: the next part's, SPLIT: the same part's next) completes it. More parts than a
 # thread keeps carries for, one outer dim and two (walked); outputs packed (lines carried from one
 # outer index to the next) or padded (each row's last line written out as it is).
@@ -297,8 +297,8 @@ def test_vector_walk_splits_a_vector_at_every_place(offset, streamed, isa):
     a vector straddling two blocks loaded from both (AVX2: two whole loads shifted together by a
     constant per place), as the rows kernel walks a TILE's packed rows. Odd block and row lengths
     and destination offsets put a boundary at every byte of a vector; the SPLIT back reads the
-    JOIN's blocks from the other side. Streamed (the threshold forced to 0), the same walks store
-    whole lines only, the partial lines at the ends ordinarily."""
+    JOIN's blocks from the other side. Streamed (the threshold forced to 0), the JOIN's walk and
+    the TILE's rows store whole lines only, the partial lines at the ends ordinarily."""
     before = _core._set_stream_threshold(0 if streamed else -1)
     try:
         walk_every_place(offset)
@@ -327,9 +327,8 @@ def walk_every_place(offset):
 
 # Streamed (the threshold forced to 0), a JOIN whose blocks are each a line or longer and fill a
 # packed output is one walk of whole aligned lines across the blocks (the streamed blocks
-# kernel), and a SPLIT into packed outputs with such blocks streams each part's rows in panels
-# (the streamed rows kernel); each thread's share and each panel start and end inside a line,
-# stored ordinarily there. Blocks of exactly a line and odd ones; outputs 1-2 MB, so three
+# kernel); each thread's share starts and ends inside a line, stored ordinarily there. The SPLIT
+# back streams block by block. Blocks of exactly a line and odd ones; outputs 1-2 MB, so three
 # threads share them; no output line-aligned.
 STREAMED_WALKS = [
     (np.int8, 1500, [64, 65, 127, 300, 525]),
@@ -341,7 +340,7 @@ STREAMED_WALKS = [
 
 @pytest.mark.parametrize("offset", [1, 24, 63])
 @pytest.mark.parametrize("dtype, rows, sizes", STREAMED_WALKS)
-def test_streamed_walks_store_every_block_exactly(dtype, rows, sizes, offset, isa, threads):
+def test_streamed_join_walk_stores_every_block_exactly(dtype, rows, sizes, offset, isa, threads):
     rng = np.random.default_rng(offset)
     itemsize = np.dtype(dtype).itemsize
     xs = [random_input(rng, dtype, (rows, n)) for n in sizes]

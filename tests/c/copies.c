@@ -217,8 +217,8 @@ void test_groups_and_tiles(void) {
         group_case(5, joined, 3, e);
         group_case(40, joined_long, 2, e);
         /* streamed (the threshold forced to 0, whatever the cache): blocks of a line and more
-         * fill the JOIN's output in one walk of whole lines (the streamed blocks kernel), the
-         * SPLIT's outputs part by part in panels (the streamed rows kernel), on threads */
+         * fill the JOIN's output in one walk of whole lines (the streamed blocks kernel), on
+         * threads; the SPLIT back goes block by block */
         dmlcpu_set_stream_threshold(0);
         group_case(300, long_, 2, e);
         group_case(600000 / (1657 * (int64_t)e), joined, 3, e);
