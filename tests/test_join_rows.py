@@ -138,9 +138,9 @@ def test_large_split_streams_exactly(dtype, outer, axis, sizes, isa, threads):
         o.check(expected, f"large split output {k}")
 
 
-# Streamed whatever this machine's cache (the threshold forced to 0), blocks of 256 bytes and
-# more on average, some shorter than a line or the output padded, so the JOIN's streamed walk
-# (below) does not take them: a line where two blocks meet is gathered and streamed whole once the block
+# Streamed whatever this machine's cache (the threshold forced to 0), blocks of 256 bytes and more
+# on average, some shorter than a line or the output padded, so the JOIN's streamed walk (below)
+# does not take them: a line where two blocks meet is gathered and streamed whole once the block
 # after it (JOIN: the next part's, SPLIT: the same part's next) completes it. More parts than a
 # thread keeps carries for, one outer dim and two (walked); outputs packed (lines carried from one
 # outer index to the next) or padded (each row's last line written out as it is).
