@@ -12,6 +12,7 @@ calls find their output cached from one that runs at one speed throughout (bench
 sixteenth session).
 """
 import argparse
+import collections
 import itertools
 import time
 
@@ -40,14 +41,16 @@ def batches(log):
     """{peer: [[seconds per call] per batch]}: the warm protocol runs one library's calls together
     (its set-up, then each round's untimed call and batch), so each run of one peer's calls in the
     log is one group. Single calls (the result checks) and each peer's first group (the set-up:
-    every buffer set once) are dropped."""
+    every buffer set once) are dropped, and so are the rare runs where one round ended and the next
+    began with the same library (two batches as one group): every batch has the commonest length."""
     groups = {}
     for peer, run in itertools.groupby(log, key=lambda entry: entry[0]):
         calls = [seconds for _, seconds in run]
         if len(calls) > 1:
             groups.setdefault(peer, []).append(calls)
-    return {peer: [g for g in found[1:] if len(g) == len(found[-1])]
-            for peer, found in groups.items()}
+    lengths = collections.Counter(len(g) for found in groups.values() for g in found[1:])
+    batch = lengths.most_common(1)[0][0]
+    return {peer: [g for g in found[1:] if len(g) == batch] for peer, found in groups.items()}
 
 
 def main():
