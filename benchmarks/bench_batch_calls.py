@@ -56,8 +56,8 @@ def batches(log):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--family", required=True, help="the start of a bench family's name")
-    p.add_argument("--size", default="8M")
-    p.add_argument("--width", type=int, default=4)
+    p.add_argument("--size", default="8M", choices=list(_bench_cases.SIZES))
+    p.add_argument("--width", type=int, default=4, choices=list(_bench_cases.DTYPES))
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--budget", type=float, default=3.0, help="seconds of warm rounds")
     args = p.parse_args()
