@@ -41,8 +41,9 @@ def batches(log):
     """{peer: [[seconds per call] per batch]}: the warm protocol runs one library's calls together
     (its set-up, then each round's untimed call and batch), so each run of one peer's calls in the
     log is one group. Single calls (the result checks) and each peer's first group (the set-up:
-    every buffer set once) are dropped, and so are the rare runs where one round ended and the next
-    began with the same library (two batches as one group): every batch has the commonest length."""
+    every buffer set once) are dropped, and so are the rare runs where one round ended and the
+    next began with the same library (two batches as one group): every batch has the commonest
+    length."""
     groups = {}
     for peer, run in itertools.groupby(log, key=lambda entry: entry[0]):
         calls = [seconds for _, seconds in run]
@@ -61,12 +62,11 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--budget", type=float, default=3.0, help="seconds of warm rounds")
     args = p.parse_args()
-    make = [make for family, _, _, make in
-            _bench_cases.cases(False, sizes=[args.size], widths=[args.width])
-            if family.startswith(args.family)]
-    if not make:
+    family = next((f for f in _bench_cases.FAMILIES if f.startswith(args.family)), None)
+    if family is None:
         p.error("no bench family starts with %r" % args.family)
-    case = make[0]()
+    case = _bench_cases.FAMILIES[family](_bench_cases.SIZES[args.size],
+                                         _bench_cases.DTYPES[args.width], args.size)
     log = []
     _bench_run._peer_fns = recorded_peer_fns(log)
     _bench_run.PROTOCOLS = {"warm": _bench_timing.warm}

@@ -74,11 +74,11 @@
  * gathered line for every block. AMD Zen 4, JOIN along axis 2 at 8 MiB, one thread, walked
  * against block by block: back to back int8 (256-byte blocks) 1.68-2.17x as fast, float16-float64
  * 1.05-1.74x; after 48 MiB of other copies int8 1.25-1.57x, float16-float64 0.85-1.31x; float32
- * at 32 MiB 1.04-1.44x; two threads 1.12-2.02x; along axis 1 (64 KiB blocks) 1.00-1.07x. A SPLIT's parts streamed through the rows kernel in
- * panels, as in L2, won back to back (int8 into [100, 300, 624] at 8 MiB 695 -> 429 us) but lost
- * where the source came from memory (after other copies 752 -> 1106, at 32 MiB 2573 -> 3832):
- * part by part, each panel's source is read in strided passes (benchmarks/NOTES.md). SPLITs stream
- * block by block.
+ * at 32 MiB 1.04-1.44x; two threads 1.12-2.02x; along axis 1 (64 KiB blocks) 1.00-1.07x. A
+ * SPLIT's parts streamed through the rows kernel in panels, as in L2, won back to back (int8 into
+ * [100, 300, 624] at 8 MiB 695 -> 429 us) but lost where the source came from memory (after other
+ * copies 752 -> 1106, at 32 MiB 2573 -> 3832): part by part, each panel's source is read in
+ * strided passes (benchmarks/NOTES.md). SPLITs stream block by block.
  */
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
