@@ -11,10 +11,10 @@
  * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
  * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
  *   copied by one rows kernel call per panel, not one walk step and call per run;
- * - long packed runs that do not stream, up to L2's size (or in a call that stays in L2), go
- *   through the rows kernel too, each as one row stored as into a destination not cached (on
- *   x86 a line in vectors, then the string copy, as glibc's memcpy copies it; LONG_RUN_CACHED
- *   below);
+ * - long packed runs that do not stream, up to L2's size (or in a call that stays in L2, or
+ *   where the caller asks: DMLCPU_STREAM_STRING), go through the rows kernel too, each as one
+ *   row stored as into a destination not cached (on x86 a line in vectors, then the string
+ *   copy, as glibc's memcpy copies it; LONG_RUN_CACHED below);
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
@@ -228,6 +228,8 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         if (src_strides[d] != 0 && dmlcpu_mul_overflows(read_bytes, p->sizes[d], &read_bytes))
             read_bytes = INT64_MAX;
     }
+    int by_string_copy = stream == DMLCPU_STREAM_STRING; /* cached, long runs as below */
+    if (by_string_copy) stream = 0;
     int streams = stream == DMLCPU_STREAM_AUTO ? dmlcpu_streams(total_bytes, read_bytes) : stream;
     uint64_t asked_at = 0; /* when this copy asked whether it rewrites the last output */
     if (stream == DMLCPU_STREAM_AUTO && streams)
@@ -248,8 +250,10 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             c.kernel = table->copy.stream;
             c.streams = 1;
         } else if (c.run >= STREAM_MIN_RUN_BYTES &&
-                   (c.run < DMLCPU_L2_CALL_BYTES || dmlcpu_stays_in_l2(call))) {
-            c.rows_kernel = table->copy.rows; /* the run as one row (LONG_RUN_CACHED) */
+                   (by_string_copy || c.run < DMLCPU_L2_CALL_BYTES ||
+                    dmlcpu_stays_in_l2(call))) {
+            /* the run as one row (LONG_RUN_CACHED); any length where the caller asks */
+            c.rows_kernel = table->copy.rows;
         } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
                    c.run < STREAM_MIN_RUN_BYTES) {
             /* shorter runs, but packed one after the other in the destination: one call for

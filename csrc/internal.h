@@ -100,6 +100,9 @@ int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, siz
  * piece's, to say.
  */
 #define DMLCPU_STREAM_AUTO (-1)
+/* `stream` for a copy written cached, its long packed runs by the string copy wherever they are
+ * (a TILE's slabs, tile.c) */
+#define DMLCPU_STREAM_STRING 2
 void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize, int stream, int64_t call_bytes);
 /* dmlcpu_copy with the same choices. */
 dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,

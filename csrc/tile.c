@@ -14,6 +14,9 @@
  *   that copy's runs would be short and many, by doubling (the written part copied after itself
  *   until the dim is full). Only the replicas stream, where the whole output would not stay
  *   cached.
+ * - In slabs, on one thread where the output would stream but fits the thread's share of the
+ *   cache: the first tile along the outermost repeated dim, built in blocks, then copied after
+ *   itself along that dim by the string copy, cached.
  *
  * On several threads the blocks are shared out, each built and replicated by one thread. Where
  * there are too few, the output is cut into slices along its outermost repeated dim, one per
@@ -25,6 +28,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "internal.h"
 
 /*
@@ -136,7 +140,7 @@ void dmlcpu_set_tile_limit(int64_t bytes) {
 /* Fills dim d of dst (the dims inside it full, those outside it at the input's sizes) from its
  * first tile, written already: one copy whose repeats read that tile with stride 0. */
 static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int32_t d,
-                            size_t elsize, int64_t call_bytes) {
+                            size_t elsize, int stream, int64_t call_bytes) {
     int64_t tile = src->sizes[d];
     wide_copy w;
     w.ndim = 0;
@@ -149,8 +153,8 @@ static dmlcpu_status spread(const dmlcpu_view *dst, const dmlcpu_view *src, int3
             wide_push(&w, e < d ? src->sizes[e] : dst->sizes[e], stride, stride);
         }
     }
-    return wide_run(&w, 0, dst->data + tile * dst->strides[d], dst->data, elsize,
-                    DMLCPU_STREAM_AUTO, call_bytes);
+    return wide_run(&w, 0, dst->data + tile * dst->strides[d], dst->data, elsize, stream,
+                    call_bytes);
 }
 
 /* Whether dim d of a block is filled by doubling rather than spreading (above). */
@@ -207,7 +211,7 @@ static dmlcpu_status fill_block(const dmlcpu_view *dst, const dmlcpu_view *src, 
         if (total == tile) continue;
         status = doubles_dim(dst, src, d, elsize, double_all)
                      ? double_dim(&part, d, tile, total, elsize, call_bytes)
-                     : spread(dst, src, d, elsize, call_bytes);
+                     : spread(dst, src, d, elsize, DMLCPU_STREAM_AUTO, call_bytes);
         part.sizes[d] = total;
     }
     return status;
@@ -321,6 +325,19 @@ static dmlcpu_status tile_blocks_range(const tile_blocks *t, int64_t lo, int64_t
     return status;
 }
 
+/* The output in slabs: its first tile along dim `along` in blocks, cached, then copied after
+ * itself along that dim by the string copy (dmlcpu_tile says where). */
+static dmlcpu_status tile_in_slabs(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
+                                   const tile_rules *rules, int32_t along) {
+    dmlcpu_view first = *dst;
+    first.sizes[along] = src->sizes[along];
+    tile_blocks plan;
+    plan_blocks(&plan, &first, src, elsize, rules, 1);
+    dmlcpu_status status = tile_blocks_range(&plan, 0, plan.blocks);
+    if (status != DMLCPU_OK) return status;
+    return spread(dst, src, along, elsize, DMLCPU_STREAM_STRING, rules->call_bytes);
+}
+
 /* The threads' share: blocks of one plan, or slices of the output along its outermost repeated
  * dim, each slice planned and run in blocks of its own. */
 typedef struct tile_job {
@@ -401,6 +418,25 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
                         : row_bytes > TILE_BLOCK_BYTES ? row_bytes
                                                        : TILE_BLOCK_BYTES,
                         forced >= 0 ? forced / 2 : 0, dst_bytes / 2 >= threshold, dst_bytes};
+    /* On one thread, an output that would stream but fits the thread's share of the cache
+     * (cache.c, dmlcpu_writes_by_string_copy) is written cached, in slabs, as ONNX Runtime
+     * writes it, so that the next call that rewrites it finds it in the cache. Streamed, every
+     * call wrote it to memory; written cached block by block, a rewrite took four or five calls
+     * to find it cached, slab by slab one or two. (1,c,32,32) x (8,1,4,4) at 8 MiB, int8,
+     * float32 and float64, the bench's ratio to the best peer, four processes each way, against
+     * streamed blocks (benchmarks/NOTES.md): warm 1.00-1.21x against 0.80-1.12x, cold 0.97-1.17x
+     * against 1.20-1.43x (float16 2.0x and more either way). The slab copies by the string copy:
+     * 1 cell of 16 under 1.0x (0.98x), against 5 (0.94-0.98x) by vectors. On two threads, each
+     * with its slice's first tile and copies, cold fell to 0.71-0.92x in 12 of 16 cells at 8 and
+     * 32 MiB (1.16-2.76x streamed): there the blocks stay. */
+    int32_t along = 0; /* the outermost repeated dim */
+    while (along < n - 1 && dst->sizes[along] == src->sizes[along]) along++;
+    if (rules.stream && threads == 1 && along < n && dst->sizes[along] != src->sizes[along] &&
+        dmlcpu_dispatch_table()->copy.stream_rows != NULL && /* x86: the string copy's kernels */
+        dmlcpu_writes_by_string_copy(dst_bytes)) {
+        rules.stream = 0;
+        return tile_in_slabs(dst, src, elsize, &rules, along);
+    }
     /* A rewrite of the last TILE's output right after it (cache.c) writes the replicas cached
      * only where each thread's share is under twice the threshold: (1,c,32,32) x (8,1,4,4) at
      * 6-8 MiB, rewritten back to back, took 0.67-0.93x the time streamed on two threads in 12

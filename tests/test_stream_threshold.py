@@ -311,8 +311,8 @@ def test_set_string_copy_limit_returns_the_previous_and_restores(capsys):
         assert _core._config()["string_copy_bytes"] == 5 * MiB
         dmlcpu.show_config()
         printed = capsys.readouterr().out
-        assert ("except TILE's rows of 2 KiB and more, up to 5120 KiB a thread: by the string "
-                "copy, cached") in printed
+        assert ("except TILE's rows of 2 KiB and more, and its slabs on one thread, up to 5120 "
+                "KiB a thread: by the string copy, cached") in printed
         _core._set_string_copy_limit(0)
         dmlcpu.show_config()
         assert "string copy" not in capsys.readouterr().out
@@ -360,6 +360,63 @@ def test_tile_rows_by_the_string_copy_hold_the_same_bits(threads, isa):
         _core._set_stream_threshold(before)
         _core._set_string_copy_limit(-1)
         _core._set_stream_reuse(-1)
+        dmlcpu.set_num_threads(before_threads)
+
+
+def _slabs_of(x, repeats, out):
+    """_string_copy_writes_of for a TILE in blocks: how many calls were written in slabs."""
+    return _string_copy_writes_of(x, repeats, out)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tile_in_slabs_on_one_thread_holds_the_same_bits(threads, isa):
+    """The threshold 0 (every copy would stream), the string copy unbounded: a TILE in blocks
+    (input runs under 1 KiB) goes in slabs on one thread where the string copy's kernels are
+    (x86), on two it stays in blocks. The outermost repeated dim first or inner (dims outside it
+    not repeated), several blocks in the first tile (64 KiB blocks), outputs 16 bytes into their
+    buffers (no line-aligned start). The counter also counts the copies inside a block that go by
+    the string copy themselves (rows of 2 KiB and more): these shapes have none."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(0)
+    _core._set_string_copy_limit(1 << 62)
+    dmlcpu.set_num_threads(threads)
+    streams_rows = _core._config()["kernels"]["copy_stream_rows"] is not None
+    rng = np.random.default_rng(20 + threads)
+    try:
+        for dtype, shape, repeats in ((np.float32, (1, 8, 16, 16), (8, 1, 4, 4)),
+                                      (np.int8, (1, 64, 32, 32), (3, 1, 4, 4)),
+                                      (np.float16, (2, 3, 40, 24), (1, 5, 3, 8)),
+                                      (np.float64, (3, 2, 8, 50), (1, 1, 7, 9))):
+            x = rng.integers(-100, 100, size=shape).astype(dtype)
+            out_shape = tuple(s * r for s, r in zip(shape, repeats))
+            nbytes = int(np.prod(out_shape)) * x.itemsize
+            buffer = np.empty(nbytes + 64, np.uint8)
+            out = buffer[16:16 + nbytes].view(dtype).reshape(out_shape)
+            assert nbytes >= 1 << 20  # shared on two threads
+            taken = _slabs_of(x, list(repeats), out)
+            assert taken == (3 if streams_rows and threads == 1 else 0), (dtype, shape, taken)
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_string_copy_limit(-1)
+        dmlcpu.set_num_threads(before_threads)
+
+
+def test_tile_in_slabs_stops_at_the_string_copy_limit():
+    """One thread: slabs where the output is at most the limit, blocks past it."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(0)
+    dmlcpu.set_num_threads(1)
+    streams_rows = _core._config()["kernels"]["copy_stream_rows"] is not None
+    try:
+        x = np.random.default_rng(4).integers(-100, 100, size=(1, 8, 16, 16)).astype(np.float32)
+        out = np.empty((8, 8, 64, 64), np.float32)
+        _core._set_string_copy_limit(out.nbytes)
+        assert _slabs_of(x, [8, 1, 4, 4], out) == (3 if streams_rows else 0)
+        _core._set_string_copy_limit(out.nbytes - 1)
+        assert _slabs_of(x, [8, 1, 4, 4], out) == 0
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_string_copy_limit(-1)
         dmlcpu.set_num_threads(before_threads)
 
 

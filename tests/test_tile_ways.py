@@ -1,11 +1,12 @@
 """TILE's ways, bit-exact: straight from the input (long runs), or in blocks, each built dim by
 dim by spreading or doubling and copied to its replicas; the blocks shared among threads, or,
-where there are too few, the output cut into one slice per thread.
+where there are too few, the output cut into one slice per thread; or, on one thread, in slabs
+(the first tile along the outermost repeated dim in blocks, then copied after itself).
 
 The test hook lowers the limit so small arrays reach every way: input runs of at least the limit
 straight (packed or not), blocks of at most the limit, doubled in every dim up to half of it;
 more than eight dims after the repeats are split off (walked by the TILE driver itself),
-streaming stores forced on (threshold 0) or off, every ISA, one thread and several. Outputs sit
+streaming stores forced on (threshold 0) or off, or slabs, every ISA, one thread and several. Outputs sit
 in sentinel-filled bases, so a write outside a view fails.
 """
 import numpy as np
@@ -28,11 +29,16 @@ def threads(request):
     dmlcpu.set_num_threads(before)
 
 
-@pytest.fixture(params=("stream", "cached"))
+@pytest.fixture(params=("stream", "cached", "slabs"))
 def streaming(request):
-    before = _core._set_stream_threshold(0 if request.param == "stream" else 1 << 62)
+    """Streaming stores forced on or off; or forced on with the string copy unbounded, so that a
+    TILE in blocks on one thread goes in slabs (where the string copy's kernels are: x86)."""
+    before = _core._set_stream_threshold(0 if request.param != "cached" else 1 << 62)
+    if request.param == "slabs":
+        _core._set_string_copy_limit(1 << 62)
     yield request.param
     _core._set_stream_threshold(before)
+    _core._set_string_copy_limit(-1)
 
 
 @pytest.fixture

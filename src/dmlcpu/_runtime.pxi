@@ -77,8 +77,9 @@ def show_config(file=None):
         lines.append("  except copies of up to %d KiB a thread rewriting the last one's output "
                      "right after it" % (c["stream_reuse_bytes"] // 1024))
     if c["string_copy_bytes"]:
-        lines.append("  except TILE's rows of 2 KiB and more, up to %d KiB a thread: by the "
-                     "string copy, cached" % (c["string_copy_bytes"] // 1024))
+        lines.append("  except TILE's rows of 2 KiB and more, and its slabs on one thread, up to "
+                     "%d KiB a thread: by the string copy, cached"
+                     % (c["string_copy_bytes"] // 1024))
     lines.append("kernels:")
     lines += ["  %-7s %s" % (isa, " ".join(names)) for isa, names in by_isa.items()]
     if c["note"]:
@@ -111,9 +112,10 @@ def _stream_rewrites():
 
 def _set_string_copy_limit(n):
     """Benchmarks and tests: copies beyond the threshold that only write (from a source that stays
-    cached, as TILE's input), in packed rows of 2 KiB and more, write them by the string copy,
-    cached, where each thread writes at most n bytes (0: never; -1: the default again, the detected
-    limit while the threshold is the detected one). Returns the limit in force before."""
+    cached, as TILE's input), in packed rows of 2 KiB and more, and a one-thread TILE in blocks
+    (then in slabs), write them by the string copy, cached, where each thread writes at most n
+    bytes (0: never; -1: the default again, the detected limit while the threshold is the
+    detected one). Returns the limit in force before."""
     cdef int64_t before = dmlcpu_string_copy_limit()
     dmlcpu_set_string_copy_limit(_operator.index(n))
     return before
