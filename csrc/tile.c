@@ -66,7 +66,8 @@ static _Atomic int64_t forced_limit = -1;
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
 /* Fills dim d of part (the dims inside it full, those outside it at the input's sizes; its first
- * tile along d written) by doubling: the written part copied after itself until the dim is full. */
+ * tile along d written) by doubling: the written part copied after itself until the dim is
+ * full. */
 static dmlcpu_status double_dim(const dmlcpu_view *part, int32_t d, int64_t tile, int64_t total,
                                 size_t elsize, int64_t call_bytes) {
     for (int64_t filled = tile; filled < total;) {
@@ -426,7 +427,7 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
      * float32 and float64, the bench's ratio to the best peer, four processes each way, against
      * streamed blocks (benchmarks/NOTES.md): warm 1.00-1.21x against 0.80-1.12x, cold 0.97-1.17x
      * against 1.20-1.43x (float16 2.0x and more either way). The slab copies by the string copy:
-     * 1 cell of 16 under 1.0x (0.98x), against 5 (0.94-0.98x) by vectors. On two threads, each
+     * 1 cell of 16 under 1.0x (0.98x), against 5 (0.94-0.999x) by vectors. On two threads, each
      * with its slice's first tile and copies, cold fell to 0.71-0.92x in 12 of 16 cells at 8 and
      * 32 MiB (1.16-2.76x streamed): there the blocks stay. */
     int32_t along = 0; /* the outermost repeated dim */

@@ -363,19 +363,15 @@ def test_tile_rows_by_the_string_copy_hold_the_same_bits(threads, isa):
         dmlcpu.set_num_threads(before_threads)
 
 
-def _slabs_of(x, repeats, out):
-    """_string_copy_writes_of for a TILE in blocks: how many calls were written in slabs."""
-    return _string_copy_writes_of(x, repeats, out)
-
-
 @pytest.mark.parametrize("threads", [1, 2])
 def test_tile_in_slabs_on_one_thread_holds_the_same_bits(threads, isa):
     """The threshold 0 (every copy would stream), the string copy unbounded: a TILE in blocks
     (input runs under 1 KiB) goes in slabs on one thread where the string copy's kernels are
     (x86), on two it stays in blocks. The outermost repeated dim first or inner (dims outside it
     not repeated), several blocks in the first tile (64 KiB blocks), outputs 16 bytes into their
-    buffers (no line-aligned start). The counter also counts the copies inside a block that go by
-    the string copy themselves (rows of 2 KiB and more): these shapes have none."""
+    buffers (no line-aligned start). A call in slabs counts once as written by the string copy;
+    so would a copy inside a block that takes it itself (rows of 2 KiB and more): these shapes
+    have none."""
     before_threads = dmlcpu.get_num_threads()
     before = _core._set_stream_threshold(0)
     _core._set_string_copy_limit(1 << 62)
@@ -393,7 +389,7 @@ def test_tile_in_slabs_on_one_thread_holds_the_same_bits(threads, isa):
             buffer = np.empty(nbytes + 64, np.uint8)
             out = buffer[16:16 + nbytes].view(dtype).reshape(out_shape)
             assert nbytes >= 1 << 20  # shared on two threads
-            taken = _slabs_of(x, list(repeats), out)
+            taken = _string_copy_writes_of(x, list(repeats), out)
             assert taken == (3 if streams_rows and threads == 1 else 0), (dtype, shape, taken)
     finally:
         _core._set_stream_threshold(before)
@@ -402,7 +398,8 @@ def test_tile_in_slabs_on_one_thread_holds_the_same_bits(threads, isa):
 
 
 def test_tile_in_slabs_stops_at_the_string_copy_limit():
-    """One thread: slabs where the output is at most the limit, blocks past it."""
+    """One thread: slabs where the output is at most the limit, blocks past it (three calls
+    each, counted as in the test above)."""
     before_threads = dmlcpu.get_num_threads()
     before = _core._set_stream_threshold(0)
     dmlcpu.set_num_threads(1)
@@ -411,9 +408,9 @@ def test_tile_in_slabs_stops_at_the_string_copy_limit():
         x = np.random.default_rng(4).integers(-100, 100, size=(1, 8, 16, 16)).astype(np.float32)
         out = np.empty((8, 8, 64, 64), np.float32)
         _core._set_string_copy_limit(out.nbytes)
-        assert _slabs_of(x, [8, 1, 4, 4], out) == (3 if streams_rows else 0)
+        assert _string_copy_writes_of(x, [8, 1, 4, 4], out) == (3 if streams_rows else 0)
         _core._set_string_copy_limit(out.nbytes - 1)
-        assert _slabs_of(x, [8, 1, 4, 4], out) == 0
+        assert _string_copy_writes_of(x, [8, 1, 4, 4], out) == 0
     finally:
         _core._set_stream_threshold(before)
         _core._set_string_copy_limit(-1)
