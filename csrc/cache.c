@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "internal.h"
 
 #if defined(_WIN32)
@@ -402,6 +403,8 @@ uint64_t dmlcpu_string_copy_writes(void) { return atomic_load(&string_copies); }
 int dmlcpu_writes_by_string_copy(int64_t written) {
     int64_t limit = string_copy_limit();
     if (limit <= 0 || written / dmlcpu_threads_for(written) > limit) return 0;
+    /* the active kernels' rows kernel stores by the string copy where they stream rows (x86) */
+    if (dmlcpu_dispatch_table()->copy.stream_rows == NULL) return 0;
     atomic_fetch_add_explicit(&string_copies, 1, memory_order_relaxed);
     return 1;
 }

@@ -263,7 +263,6 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
             /* writing only, rows the string copy takes: by it where the output fits the cache
              * (cache.c, dmlcpu_writes_by_string_copy) */
             int by_string = streams && cached_source && c.run >= ROWS_UNALIGNED_MIN_BYTES &&
-                            table->copy.stream_rows != NULL &&
                             dmlcpu_writes_by_string_copy(total_bytes);
             c.streams = streams && !by_string && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;

@@ -130,9 +130,9 @@ int dmlcpu_streams(int64_t written, int64_t read);
 int dmlcpu_streams_unless_rewrite(const char *output, int64_t written, int64_t read,
                                   uint64_t *asked_at);
 void dmlcpu_wrote_output(const char *output, uint64_t asked_at);
-/* Where a copy that would stream writes only, in packed rows of at least 2 KiB: 1 (the rows by the
- * string copy, cached) where each thread writes at most dmlcpu_string_copy_limit() bytes, else 0
- * (cache.c). */
+/* Where a copy that would stream writes only (TILE's rows of at least 2 KiB, or its slabs on one
+ * thread): 1 (written by the string copy, cached) where the active kernels have it (x86) and
+ * each thread writes at most dmlcpu_string_copy_limit() bytes, else 0 (cache.c). */
 int dmlcpu_writes_by_string_copy(int64_t written);
 /* A monotonic clock in nanoseconds (the pool file's; 0 where there is none). */
 uint64_t dmlcpu_now_ns(void);

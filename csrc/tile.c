@@ -28,7 +28,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "dispatch.h"
 #include "internal.h"
 
 /*
@@ -430,13 +429,14 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
      * 1 cell of 16 under 1.0x (0.98x), against 5 (0.94-0.999x) by vectors. On two threads, each
      * with its slice's first tile and copies, cold fell to 0.71-0.92x in 12 of 16 cells at 8 and
      * 32 MiB (1.16-2.76x streamed): there the blocks stay. */
-    int32_t along = 0; /* the outermost repeated dim */
-    while (along < n - 1 && dst->sizes[along] == src->sizes[along]) along++;
-    if (rules.stream && threads == 1 && along < n && dst->sizes[along] != src->sizes[along] &&
-        dmlcpu_dispatch_table()->copy.stream_rows != NULL && /* x86: the string copy's kernels */
-        dmlcpu_writes_by_string_copy(dst_bytes)) {
-        rules.stream = 0;
-        return tile_in_slabs(dst, src, elsize, &rules, along);
+    if (rules.stream && threads == 1) {
+        int32_t along = 0; /* the outermost repeated dim */
+        while (along < n - 1 && dst->sizes[along] == src->sizes[along]) along++;
+        if (along < n && dst->sizes[along] != src->sizes[along] &&
+            dmlcpu_writes_by_string_copy(dst_bytes)) {
+            rules.stream = 0;
+            return tile_in_slabs(dst, src, elsize, &rules, along);
+        }
     }
     /* A rewrite of the last TILE's output right after it (cache.c) writes the replicas cached
      * only where each thread's share is under twice the threshold: (1,c,32,32) x (8,1,4,4) at
