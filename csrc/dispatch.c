@@ -146,7 +146,8 @@ void dmlcpu_dispatch_init(void) {
             size_t len = strcspn(p, ", ");
             int isa = len ? isa_from_name(p, len) : -1;
             if (isa > 0) usable_isas &= ~(1u << isa);
-            else if (len) note("DMLCPU_DISABLE_ISA names an unknown or non-disableable ISA: ", disable);
+            else if (len)
+                note("DMLCPU_DISABLE_ISA names an unknown or non-disableable ISA: ", disable);
             p += len;
             while (*p == ',' || *p == ' ') p++;
         }

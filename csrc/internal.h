@@ -210,7 +210,8 @@ dmlcpu_run_layout dmlcpu_run_layout_of(ptrdiff_t dst_stride, ptrdiff_t src_strid
 /*
  * Scan kernels. One signature serves both layouts: a block of `across` independent scans of
  * `axis_len` elements each. dst/src point at the first element in walk order; *_axis_stride steps
- * along the scan (negative when walking backwards), *_across_stride steps from one scan to the next.
+ * along the scan (negative when walking backwards), *_across_stride steps from one scan to the
+ * next.
  *   outer: the scans sit side by side in a row (the axis is not innermost); the kernel sweeps
  *          rows k = 0, 1, ... keeping one accumulator per column.
  *   line:  each scan is walked in its own walk order (the axis is innermost); a SIMD kernel

@@ -53,7 +53,8 @@ dmlcpu_status dmlcpu_view_check(const dmlcpu_view *view, size_t elsize, int64_t 
 dmlcpu_status dmlcpu_pair_init(dmlcpu_pair *pair, const dmlcpu_view *dst, const dmlcpu_view *src,
                                size_t elsize, int *empty) {
     dmlcpu_status status = dmlcpu_pair_init_unplaced(pair, dst, src, elsize, empty);
-    if (status == DMLCPU_OK && !*empty && pair->ndim > 0 && (dst->data == NULL || src->data == NULL))
+    if (status == DMLCPU_OK && !*empty && pair->ndim > 0 &&
+        (dst->data == NULL || src->data == NULL))
         return DMLCPU_E_INVALID;
     return status;
 }

@@ -1,7 +1,7 @@
 /*
  * Thin AVX2 wrappers for the kernel templates (kernels/copy_vector.h, copy_stream.h). Include
- * only from a translation unit compiled with AVX2 flags; everything here is static inline so no AVX2 code
- * can be shared with baseline units through the linker.
+ * only from a translation unit compiled with AVX2 flags; everything here is static inline so no
+ * AVX2 code can be shared with baseline units through the linker.
  */
 #ifndef DMLCPU_SIMD_AVX2_H
 #define DMLCPU_SIMD_AVX2_H
