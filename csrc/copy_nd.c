@@ -56,8 +56,8 @@
  * replicas; int8 and float64), 0.94-1.17x for TILE's replicas at 8 MiB on two threads; from
  * memory (96 MiB copied between calls) 0.88-1.20x the time, runs of 1.5 MiB 1.08-1.09x on one
  * thread (AMD Zen 4; benchmarks/NOTES.md). So, as glibc's memcpy on AMD, the string copy takes
- * runs up to L2's size (DMLCPU_L2_CALL_BYTES) and vectors the longer ones. Blocks of a JOIN in
- * L2 stay in the walk: the string copy per block lost 0.5-2.6% warm there.
+ * runs up to L2's size (DMLCPU_L2_CALL_BYTES) and vectors the longer ones. JOIN's and SPLIT's
+ * blocks in L2 go so where every block is 16 KiB or longer (group_nd.c, STRING_MIN_BLOCK_BYTES).
  */
 #define LONG_RUN_CACHED 0
 /*

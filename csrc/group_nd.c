@@ -7,7 +7,8 @@
  * written (read for ownership), a quarter of it at a time. Walking the outer indices once and
  * copying every part's block at each writes the output front to back (in L2, a JOIN's in one
  * aligned walk across the blocks, the blocks kernel, and a SPLIT's part by part in panels of a few
- * outer indices, PART_PANEL_ROWS). A large output then streams whole cache lines only: a JOIN's
+ * outer indices, PART_PANEL_ROWS; blocks of 16 KiB and more each by the string copy,
+ * STRING_MIN_BLOCK_BYTES). A large output then streams whole cache lines only: a JOIN's
  * whose blocks are each a line or longer by the same aligned walk (the streamed blocks kernel, the
  * partial lines at the ends of a thread's share stored ordinarily), anything else block by block,
  * a line where two blocks meet gathered from both and streamed once the second completes it
@@ -55,9 +56,10 @@
  * blocks at 512 KiB 1.05-1.30x as fast in the JOIN and 0.98-1.12x in the SPLIT; int8's 256-byte
  * ones (JOIN 4x(N,256,256) along axis 2) at 512 KiB-1 MiB 1.08-1.49x, SPLIT [100,300,624]
  * 0.98-1.07x; 128 bytes no better (benchmarks/NOTES.md). (On AMD Zen 4, before the inline ends,
- * 256-byte blocks lost: 0.63x.) Where the blocks, all this long or longer, fill the destination
- * front to back (a JOIN's: fills_packed_rows), the blocks kernel walks them all in one aligned
- * walk instead (copy_stream.h: 1.03-1.75x as fast again warm). */
+ * 256-byte blocks lost: 0.63x.) Where the blocks, all this long or longer and some shorter than
+ * STRING_MIN_BLOCK_BYTES, fill the destination front to back (a JOIN's: fills_packed_rows), the
+ * blocks kernel walks them all in one aligned walk instead (copy_stream.h: 1.03-1.75x as fast
+ * again warm). */
 #define ALIGNED_MIN_BLOCK_BYTES 256
 /* In a call that stays in L2, parts whose destinations are each packed (a SPLIT's), with blocks of
  * a line or more, are copied PART_PANEL_ROWS outer indices at a time, part by part, each part's
@@ -68,6 +70,15 @@
  * cold 0.95-1.02x; panels of 8 rows 0.98-1.02x); SPLIT along axis 1 0.98-1.01x
  * (benchmarks/NOTES.md). */
 #define PART_PANEL_ROWS 16
+/* In a call that stays in L2, where every block is this long or longer, the rows kernel copies
+ * each as copy_nd.c copies a long packed run there (LONG_RUN_CACHED): a line in vectors, then
+ * the string copy, as glibc's memcpy does (x86), rather than in its aligned walk. AMD Zen 4, the
+ * bench's rotation, three processes each way, one thread, 512 KiB, int8 (64 KiB blocks; the
+ * other widths' parts have one outer index and were copied so already): JOIN along axis 1 cold
+ * 0.953-0.969x NumPy -> 1.060-1.072x, warm 1.008-1.011x -> 1.074-1.078x; SPLIT along axis 1
+ * cold 1.09-1.11x -> 1.19x, warm 1.13-1.14x -> 1.22-1.23x; two threads as fast or faster. (On
+ * an Intel Xeon the string copy per JOIN block had lost 0.5-2.6% warm; benchmarks/NOTES.md.) */
+#define STRING_MIN_BLOCK_BYTES ((size_t)16 << 10)
 /*
  * Streamed, a JOIN's blocks (a line or longer each) go by the blocks kernel with non-temporal
  * stores, one call a thread, where block by block (line_carry) took a call, a carry lookup and a
@@ -101,6 +112,7 @@ typedef struct group_plan {
     dmlcpu_copy_blocks_fn blocks; /* the (streamed) blocks kernel, where it writes every block */
     dmlcpu_copy_part *parts;      /* for it: each part's source block at outer index 0 */
     int part_panels;              /* part by part in panels of rows (PART_PANEL_ROWS) */
+    int rows_cached; /* the aligned rows kernel's `cached`: 0 for long blocks (the string copy) */
 } group_plan;
 
 /*
@@ -173,7 +185,7 @@ static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *d
         return;
     }
     if (g->aligned != NULL && (int64_t)n >= ALIGNED_MIN_BLOCK_BYTES) {
-        g->aligned(dst, src, 0, n, 1, 1); /* its aligned walk, as one row */
+        g->aligned(dst, src, 0, n, 1, g->rows_cached); /* one row */
         return;
     }
     g->packed(dst, 1, src, 1, n);
@@ -194,7 +206,7 @@ static void group_range(const group_plan *g, line_carry *carry, int64_t begin, i
             for (size_t k = 0; k < g->count; k++) {
                 const dmlcpu_operand *dst = &g->ops[2 * k], *src = &g->ops[2 * k + 1];
                 g->aligned(dst->data + i * dst->strides[0], src->data + i * src->strides[0],
-                           (ptrdiff_t)src->strides[0], g->bytes[k], rows, 1);
+                           (ptrdiff_t)src->strides[0], g->bytes[k], rows, g->rows_cached);
             }
         }
         return;
@@ -322,12 +334,13 @@ static int packs_each_part(const group_plan *g) {
 static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *srcs,
                     size_t count, size_t nonempty, int32_t outer_ndim, size_t elsize) {
     int64_t block_bytes = 0, total_bytes; /* per outer index; everything written */
-    size_t n = 0;
+    size_t n = 0, shortest = (size_t)-1;
     for (size_t k = 0; k < count; k++) {
         int64_t part_count;
         (void)dmlcpu_view_check(&dsts[k], elsize, &part_count); /* checked by the caller */
         if (part_count == 0) continue;
         if (!part_of(g, n, &dsts[k], &srcs[k], outer_ndim, elsize)) return 0;
+        if (g->bytes[n] < shortest) shortest = g->bytes[n];
         block_bytes += (int64_t)g->bytes[n++]; /* <= the sum of checked views */
     }
     if (block_bytes < GROUP_MIN_BLOCK_ELEMENTS * (int64_t)(elsize * nonempty)) return 0;
@@ -347,10 +360,12 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
         g->stream = table->copy.stream;
     else if (dmlcpu_stays_in_l2(total_bytes))
         g->aligned = table->copy.rows;
+    g->rows_cached = shortest < STRING_MIN_BLOCK_BYTES;
     if (g->stream != NULL && table->copy.stream_blocks != NULL &&
         fills_packed_rows(g, block_bytes, LINE_BYTES)) {
         walk_blocks(g, table->copy.stream_blocks);
-    } else if (g->aligned != NULL && fills_packed_rows(g, block_bytes, ALIGNED_MIN_BLOCK_BYTES)) {
+    } else if (g->aligned != NULL && g->rows_cached &&
+               fills_packed_rows(g, block_bytes, ALIGNED_MIN_BLOCK_BYTES)) {
         walk_blocks(g, table->copy.blocks);
     } else if (g->aligned != NULL) {
         g->part_panels = packs_each_part(g);
@@ -390,6 +405,7 @@ dmlcpu_status dmlcpu_copy_group(const dmlcpu_view *dsts, const dmlcpu_view *srcs
     g.aligned = NULL;
     g.blocks = NULL;
     g.part_panels = 0;
+    g.rows_cached = 1;
     g.outer_count = 1;
     for (int32_t d = 0; d < outer_ndim; d++) {
         g.sizes[d] = dsts[0].sizes[d];

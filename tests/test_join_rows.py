@@ -178,9 +178,12 @@ def test_streamed_blocks_carry_lines_exactly(dtype, outer, axis, sizes, packed, 
 # Calls that stay in L2 (at most 1 MiB per thread), blocks of 256 bytes and more: stored through
 # the rows kernel's aligned walk, one block at a time. Block lengths and the output's offset put
 # block edges inside vectors and lines; the last is 1.8 MB, shared by 3 threads at 0.6 MB each;
-# the first has one outer index, so its parts are copied one by one, each a run of 16 KiB or more.
+# the first has one outer index, so its parts are copied one by one, each a run of 16 KiB or more;
+# the next two have several, every block 16 KiB or longer: each by the string copy (group_nd.c).
 IN_L2 = [
     (np.int8, (1,), 1, [16385, 20000, 5]),
+    (np.int8, (3,), 1, [16384, 16447, 20001]),
+    (np.float32, (2,), 1, [4096, 4101, 5000]),
     (np.int8, (50,), 1, [1023, 1024, 1025, 4099, 3]),
     (np.int8, (70,), 1, [255, 256, 257, 300, 511, 2]),
     (np.float16, (40, 3), 2, [128, 129, 200, 255]),
