@@ -365,7 +365,8 @@ void dmlcpu_wrote_output(const char *output, uint64_t asked_at) {
 /*
  * Where a copy that dmlcpu_streams would stream, writing only (a source that stays cached: TILE's
  * input) in packed rows that the rows kernel stores by the string copy (2 KiB and more, x86),
- * writes them by the string copy instead. The string copy writes whole lines without reading them
+ * writes them by the string copy instead (so does such a copy beyond L2 that would not stream:
+ * copy_nd.c). The string copy writes whole lines without reading them
  * first, as streaming does, but leaves them cached: a call after it that rewrites them finds them
  * there. On the AMD EPYC (Zen 4) VM (a 16 MiB share a thread), TILE (r,1,1024) x (1,64,1) in
  * float16-float64 (rows of 2-8 KiB), the bench beside the peers, two processes each way, the best

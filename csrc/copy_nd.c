@@ -63,12 +63,15 @@
 /*
  * Rows read from a source that stays cached are taken as cached too, wherever they are written: a
  * TILE's (it reads at most 1/CACHED_SOURCE_MIN_REPEATS of what it writes). The rows kernel then
- * walks them aligned, asking for each destination line ahead, whatever the row length. TILE
- * (r,1,1024) x (1,64,1) at 8 MiB (rows of 1-8 KiB), against the rules above: two threads
- * 1.05-2.0x as fast cold and 1.10-1.44x warm, one thread 0.97-1.03x (benchmarks/NOTES.md). Where
- * such a copy would stream, its rows of 2 KiB and more go by the string copy instead, cached, if
- * each thread's part fits its share of the last-level cache (cache.c,
- * dmlcpu_writes_by_string_copy).
+ * walks them aligned, asking for each destination line ahead, whatever the row length. On an
+ * Intel Xeon VM, TILE (r,1,1024) x (1,64,1) at 8 MiB (rows of 1-8 KiB), against the string copy
+ * row by row: two threads 1.05-2.0x as fast cold and 1.10-1.44x warm, one thread 0.97-1.03x
+ * (benchmarks/NOTES.md). Beyond L2 (streamed or not), rows of 2 KiB and more go by the string
+ * copy instead, cached, if each thread's part fits its share of the last-level cache as reported
+ * (cache.c, dmlcpu_writes_by_string_copy: never on that VM, whose reported share is its host's).
+ * On AMD Zen 4, the same TILE at 8 MiB, float16-float64, the bench beside the peers, six
+ * processes each way: two threads cold 0.88-1.20x the best peer by the walk, 1.16-1.31x by the
+ * string copy, warm alike; one thread warm (its rewrites, written cached) 0.96-1.02x, 1.06-1.13x.
  */
 #define CACHED_SOURCE_MIN_REPEATS 4
 /*
@@ -260,9 +263,10 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
              * them all, streamed in whole aligned lines where the output streams */
             c.kind = PANEL_ROWS;
             int cached_source = read_bytes <= total_bytes / CACHED_SOURCE_MIN_REPEATS;
-            /* writing only, rows the string copy takes: by it where the output fits the cache
-             * (cache.c, dmlcpu_writes_by_string_copy) */
-            int by_string = streams && cached_source && c.run >= ROWS_UNALIGNED_MIN_BYTES &&
+            /* writing only, rows the string copy takes, streamed or beyond L2: by it where the
+             * output fits the cache (cache.c, dmlcpu_writes_by_string_copy) */
+            int by_string = cached_source && c.run >= ROWS_UNALIGNED_MIN_BYTES &&
+                            (streams || !dmlcpu_stays_in_l2(call)) &&
                             dmlcpu_writes_by_string_copy(total_bytes);
             c.streams = streams && !by_string && c.run >= 64 && table->copy.stream_rows != NULL;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;

@@ -364,6 +364,37 @@ def test_tile_rows_by_the_string_copy_hold_the_same_bits(threads, isa):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+def test_tile_rows_beyond_l2_go_by_the_string_copy_unstreamed(threads, isa):
+    """Streaming off (the threshold beyond every output), the string copy unbounded: TILE rows
+    of 2 KiB and more go by it where each thread writes more than L2's share (1 MiB) and the
+    kernels have it (x86); within that share, and rows of 1 KiB, the aligned walk. Outputs 16
+    bytes into their buffers, rows not whole lines."""
+    before_threads = dmlcpu.get_num_threads()
+    before = _core._set_stream_threshold(1 << 62)
+    _core._set_string_copy_limit(1 << 62)
+    dmlcpu.set_num_threads(threads)
+    streams_rows = _core._config()["kernels"]["copy_stream_rows"] is not None
+    rng = np.random.default_rng(30 + threads)
+    try:
+        for dtype, rows, row, repeats, beyond in ((np.float32, 8, 1024, 40 * threads, True),
+                                                  (np.float64, 3, 1100, 50 * threads, True),
+                                                  (np.float16, 6, 1030, 9, False),
+                                                  (np.int8, 16, 1024, 80 * threads, True)):
+            x = rng.integers(-100, 100, size=(rows, 1, row)).astype(dtype)
+            nbytes = rows * repeats * row * x.itemsize
+            assert (nbytes > threads << 20) == beyond
+            buffer = np.empty(nbytes + 64, np.uint8)
+            out = buffer[16:16 + nbytes].view(dtype).reshape(rows, repeats, row)
+            taken = _string_copy_writes_of(x, [1, repeats, 1], out)
+            by_it = streams_rows and beyond and row * x.itemsize >= 2048
+            assert taken == (3 if by_it else 0), (dtype, threads, taken)
+    finally:
+        _core._set_stream_threshold(before)
+        _core._set_string_copy_limit(-1)
+        dmlcpu.set_num_threads(before_threads)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 def test_tile_in_slabs_on_one_thread_holds_the_same_bits(threads, isa):
     """The threshold 0 (every copy would stream), the string copy unbounded: a TILE in blocks
     (input runs under 1 KiB) goes in slabs on one thread where the string copy's kernels are

@@ -111,10 +111,10 @@ def _stream_rewrites():
 
 
 def _set_string_copy_limit(n):
-    """Benchmarks and tests: copies beyond the threshold that only write (from a source that stays
-    cached, as TILE's input), in packed rows of 2 KiB and more, and a one-thread TILE in blocks
-    (then in slabs), write them by the string copy, cached, where each thread writes at most n
-    bytes (0: never; -1: the default again, the detected limit while the threshold is the
+    """Benchmarks and tests: copies beyond the threshold or L2 that only write (from a source that
+    stays cached, as TILE's input), in packed rows of 2 KiB and more, and a one-thread TILE in
+    blocks (then in slabs), write them by the string copy, cached, where each thread writes at
+    most n bytes (0: never; -1: the default again, the detected limit while the threshold is the
     detected one). Returns the limit in force before."""
     cdef int64_t before = dmlcpu_string_copy_limit()
     dmlcpu_set_string_copy_limit(_operator.index(n))
@@ -122,7 +122,8 @@ def _set_string_copy_limit(n):
 
 
 def _string_copy_writes():
-    """Tests: how many copies so far were written by the string copy instead of streamed."""
+    """Tests: how many copies so far were written by the string copy instead of streamed or of the
+    aligned walk."""
     return dmlcpu_string_copy_writes()
 
 
