@@ -366,16 +366,16 @@ void dmlcpu_wrote_output(const char *output, uint64_t asked_at) {
  * Where a copy that dmlcpu_streams would stream, writing only (a source that stays cached: TILE's
  * input) in packed rows that the rows kernel stores by the string copy (2 KiB and more, x86),
  * writes them by the string copy instead (so does such a copy beyond L2 that would not stream:
- * copy_nd.c). The string copy writes whole lines without reading them
- * first, as streaming does, but leaves them cached: a call after it that rewrites them finds them
- * there. On the AMD EPYC (Zen 4) VM (a 16 MiB share a thread), TILE (r,1,1024) x (1,64,1) in
- * float16-float64 (rows of 2-8 KiB), the bench beside the peers, two processes each way, the best
- * peer's time over dmlcpu's, streamed / by the string copy (benchmarks/NOTES.md): 8 MiB on one
- * thread 0.90-1.01 / 0.99-1.07 cold, 0.83-1.00 / 1.03-1.31 warm; 32 MiB on two 0.88-0.95 /
- * 1.02-1.06 cold, 0.77-0.91 / 1.01-1.11 warm. Without a limit, 32 MiB on one thread measured
- * alike and 128 MiB on one 0.93-1.05 against 1.01-1.24 streamed; rows of 1 KiB (int8) lost 12-14%
- * cold at 8 MiB. So the limit is a thread's share of the cache as reported, where one was
- * detected and the share is believable (as above), else 0 (never).
+ * copy_nd.c). The string copy writes whole lines without reading them first, as streaming does,
+ * but leaves them cached: a call after it that rewrites them finds them there. On the AMD EPYC
+ * (Zen 4) VM (a 16 MiB share a thread), TILE (r,1,1024) x (1,64,1) in float16-float64 (rows of 2-8
+ * KiB), the bench beside the peers, two processes each way, the best peer's time over dmlcpu's,
+ * streamed / by the string copy (benchmarks/NOTES.md): 8 MiB on one thread 0.90-1.01 / 0.99-1.07
+ * cold, 0.83-1.00 / 1.03-1.31 warm; 32 MiB on two 0.88-0.95 / 1.02-1.06 cold, 0.77-0.91 /
+ * 1.01-1.11 warm. Without a limit, 32 MiB on one thread measured alike and 128 MiB on one
+ * 0.93-1.05 against 1.01-1.24 streamed; rows of 1 KiB (int8) lost 12-14% cold at 8 MiB. So the
+ * limit is a thread's share of the cache as reported, where one was detected and the share is
+ * believable (as above), else 0 (never).
  */
 static int64_t string_copy_rule(int64_t llc_bytes, int32_t sharing, int32_t detected) {
     int64_t share = llc_bytes / (sharing < 1 ? 1 : sharing);
