@@ -20,7 +20,7 @@ import argparse
 import sys
 
 from ._dxdispatch import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
-from ._dxdispatch_json import ModelFileError, read_model_file
+from ._dxdispatch_json import ModelFileError
 from ._dxdispatch_model import parse_dispatchable
 from ._dxdispatch_values import ModelError
 from ._errors import InvalidArgumentError
@@ -50,16 +50,10 @@ def _parser():
     return parser
 
 
-def validate_model(path, level_arg, report):
-    """``python -m dmlcpu validate`` on a DxDispatch model: its ``report(desc, level_arg)`` for
-    every dispatchable, each first line naming the dispatchable. Returns the exit status (the
-    worst; 2 if a dispatchable is malformed), or None if path holds no DxDispatch model."""
-    try:
-        model = read_model_file(path)
-    except (OSError, ModelFileError):
-        return None
-    if not isinstance(model, dict) or not isinstance(model.get("dispatchables"), dict):
-        return None
+def validate_model(path, model, level_arg, report):
+    """``python -m dmlcpu validate`` on a DxDispatch model (parsed, from ``path``): its
+    ``report(desc, level_arg)`` for every dispatchable, each first line naming the
+    dispatchable. Returns the exit status (the worst; 2 if a dispatchable is malformed)."""
     status = 0
     for name, obj in model["dispatchables"].items():
         prefix = f"dispatchable {name!r}: "

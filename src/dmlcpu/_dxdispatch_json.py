@@ -59,14 +59,23 @@ def _reject_constant(name):
                      f"\"nan\", \"inf\", \"-inf\")")
 
 
-def _no_duplicate_keys(pairs):
+class DuplicateKeyError(ValueError):
+    """A JSON object gives one key twice (``python -m dmlcpu validate`` refuses it too)."""
+
+
+def refuse_duplicate_keys(pairs, note=""):
+    """json's object_pairs_hook: the object as a dict, or DuplicateKeyError naming the key."""
     obj = {}
     for key, value in pairs:
         if key in obj:
-            raise ValueError(f"key {key!r} appears twice in one object (DxDispatch would use "
-                             f"the first and ignore the second)")
+            raise DuplicateKeyError(f"key {key!r} appears twice in one object{note}")
         obj[key] = value
     return obj
+
+
+def _no_duplicate_keys(pairs):
+    return refuse_duplicate_keys(pairs, " (DxDispatch would use the first and ignore the "
+                                        "second)")
 
 
 def _finite_float(text):
