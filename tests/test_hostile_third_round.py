@@ -285,3 +285,12 @@ def test_bench_malformed_from_is_one_line(tmp_path, capsys, content):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--from" in err and "Traceback" not in err, err
     assert not out_path.exists()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])  # the float walk and the integer totals
+def test_dask_scan_refuses_masked_blocks_its_meta_hid(dtype):
+    x = da.from_array(np.arange(4, dtype=dtype), chunks=2)
+    hidden = x.map_blocks(lambda b: np.ma.masked_array(b, mask=b % 2 == 1),
+                          meta=np.empty(0, dtype))
+    with pytest.raises(TypeError, match="masked array"):
+        dd.cumulative_summation(hidden, axis=0).compute(scheduler="sync")
