@@ -319,3 +319,31 @@ def test_text_after_the_model_is_ignored_with_or_without_comments(comment, after
 def test_an_unclosed_comment_inside_the_model_is_still_named():
     with pytest.raises(ModelFileError, match="character 8 is never closed"):
         parse_model_text('{"a": 1 /* }')
+
+
+# ---------------------------------------------------------------- reading: no read(limit + 1)
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_stream_source_is_read_without_allocating_max_bytes(tmp_path):
+    import threading
+    fifo = tmp_path / "in.bin"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as handle:
+            handle.write(np.float32([1, 2, 3]).tobytes())
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    m = model({"a": {"initialValuesDataType": "FLOAT32",
+                     "initialValues": {"sourcePath": str(fifo)}}}, {}, [])
+    results, most = peak(lambda: dml.run_dxdispatch(m, max_bytes=2**30))
+    writer.join(5)
+    assert results["a"].tolist() == [1, 2, 3]
+    assert most < MiB, most
+
+
+def test_a_model_file_is_read_without_allocating_the_file_limit(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(model({"a": values([1])}, {}, [])))
+    _, most = peak(lambda: dml.run_dxdispatch(str(path)))
+    assert most < MiB, most

@@ -39,7 +39,7 @@ import sys
 from . import _registry as R
 from ._desc import OPERATOR_DESCS, TensorDesc, check_operator
 from ._dxdispatch_json import (DuplicateKeyError, ModelFileError, parse_model_text,
-                               refuse_duplicate_keys)
+                               read_at_most, refuse_duplicate_keys)
 from ._errors import InvalidArgumentError
 from ._types import FeatureLevel
 from ._validate import parse_feature_level, show
@@ -69,7 +69,7 @@ def read_text(path):
     endless stream too).
     """
     with open(path, "rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_at_most(handle, MAX_FILE_BYTES)
     if len(data) > MAX_FILE_BYTES:
         raise Unreadable(f"it holds more than {MAX_FILE_BYTES} bytes, the most validate reads")
     return data.decode("utf-8-sig")

@@ -114,13 +114,28 @@ def parse_model_text(text):
         raise ModelFileError(f"not valid JSON: {text}") from None
 
 
+_CHUNK = 1 << 16
+
+
+def read_at_most(handle, limit):
+    """Up to limit + 1 bytes of a binary file (limit + 1: it holds more than limit), read in
+    chunks: ``handle.read(limit + 1)`` would allocate limit + 1 bytes before reading any."""
+    data = bytearray()
+    while len(data) <= limit:
+        chunk = handle.read(min(_CHUNK, limit + 1 - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def read_model_file(path):
     """The parsed model in the file at path (OSError if it cannot be opened)."""
     path = str(path)
     if not path.endswith(".json"):
         raise ModelFileError("a DxDispatch model's file name must end in .json")
     with open(path, "rb") as handle:
-        data = handle.read(MAX_MODEL_BYTES + 1)
+        data = read_at_most(handle, MAX_MODEL_BYTES)
     if len(data) > MAX_MODEL_BYTES:
         raise ModelFileError(f"larger than {MAX_MODEL_BYTES} bytes, the most dmlcpu reads")
     try:

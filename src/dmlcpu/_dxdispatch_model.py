@@ -16,6 +16,7 @@ import numpy as np
 
 from ._desc import _same_layout, compile_operator
 from ._dxdispatch_bindings import check_overlaps, resolve_bindings
+from ._dxdispatch_json import read_at_most
 from ._dxdispatch_npy import NpyError, fix_byte_order, read_header
 from ._dxdispatch_ops import OPERATOR_NAMES, operator_name, parse_names, parse_operator
 from ._dxdispatch_values import (ModelError, check_text, constant_fill, list_bytes,
@@ -101,7 +102,7 @@ def _read_source(spec, data_type, input_dir, room):
             if stat.S_ISREG(mode):
                 payload = max(os.fstat(handle.fileno()).st_size - start, 0)
             else:
-                held = handle.read(room.bytes + 1)
+                held = read_at_most(handle, room.bytes)
                 payload = len(held)
         except NpyError as error:
             raise ModelError(f"initialValues.sourcePath {source!r}: {error}") from None
