@@ -347,3 +347,13 @@ def test_a_model_file_is_read_without_allocating_the_file_limit(tmp_path):
     path.write_text(json.dumps(model({"a": values([1])}, {}, [])))
     _, most = peak(lambda: dml.run_dxdispatch(str(path)))
     assert most < MiB, most
+
+
+def test_one_dispatch_with_many_bad_bind_points_stops_at_the_cap():
+    m = model({"a": values([1, 2, 3, 4])}, {"t": {
+        "type": "TILE", "InputTensor": tensor([4]), "OutputTensor": tensor([4]),
+        "RepeatsCount": 1, "Repeats": [1]}},
+        [dispatch("t", InputTensor="a", OutputTensor="a", **{f"x{i}": "a" for i in range(10**5)})])
+    errors, most = peak(lambda: refusal(m))
+    assert len(errors) == 101 and errors[-1].startswith("stopped after the first 100")
+    assert most < 2 * MiB, most

@@ -19,7 +19,7 @@ from ._dxdispatch_bindings import check_overlaps, resolve_bindings
 from ._dxdispatch_json import read_at_most
 from ._dxdispatch_npy import NpyError, fix_byte_order, read_header
 from ._dxdispatch_ops import OPERATOR_NAMES, operator_name, parse_names, parse_operator
-from ._dxdispatch_values import (ModelError, check_text, constant_fill, list_bytes,
+from ._dxdispatch_values import (MAX_PROBLEMS, ModelError, check_text, constant_fill, list_bytes,
                                  lookup, mixed_list_bytes, parse_data_type, parse_uint, require,
                                  sequence_fill, show)
 from ._errors import InvalidArgumentError
@@ -348,9 +348,6 @@ def _write_file(resource, target, dims):
 
 
 # ---------------------------------------------------------------- the model
-
-MAX_PROBLEMS = 100  # a refused model lists at most this many problems, then stops looking
-
 
 class _Enough(Exception):
     """MAX_PROBLEMS problems are listed: no more work on a refused model."""

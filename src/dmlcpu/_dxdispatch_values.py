@@ -25,6 +25,9 @@ _PREFIX = "DML_TENSOR_DATA_TYPE_"
 _UNSUPPORTED_TYPES = ("UINT4", "INT4")
 
 
+MAX_PROBLEMS = 100  # a refused model lists at most this many problems, then stops looking
+
+
 class ModelError(DmlcpuError, ValueError):
     """The model is refused (command-line exit status 1). ``errors`` lists every problem found,
     each as "where: what"; the message shows the first. (Empty only internally: a reference to
