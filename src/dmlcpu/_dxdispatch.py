@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ._dxdispatch_json import ModelFileError, read_model_file
-from ._dxdispatch_model import Dispatch, Owned, Print, WriteFile, parse_model
+from ._dxdispatch_model import Dispatch, Owned, Print, WriteFile, owned_copies, parse_model
 from ._dxdispatch_npy import npy_header
 from ._dxdispatch_print import write_print
 from ._dxdispatch_values import ModelError
@@ -37,17 +37,17 @@ class _Refused(ValueError):
 
 
 def _target(command, output_dir, protected, anywhere):
-    """The path a writeFile writes, or ValueError saying why it may not: outside output_dir
+    """The path a writeFile writes, or _Refused saying why it may not: outside output_dir
     (unless anywhere), or the model or a sourcePath file, whose data would be lost."""
     path = Path(output_dir) / command.target
     real = os.path.realpath(path)
     if not anywhere and os.path.commonpath([real, os.path.realpath(output_dir)]) \
             != os.path.realpath(output_dir):
         raise _Refused(f"it is outside the output path {str(output_dir)!r} (writeFile "
-                         f"targets stay under it unless writes outside are allowed)")
+                       f"targets stay under it unless writes outside are allowed)")
     if real in protected:
         raise _Refused("it is the model or one of its sourcePath files, which writeFile "
-                         "never overwrites")
+                       "never overwrites")
     return path
 
 
@@ -90,13 +90,8 @@ def _execute(model, iterations, paths, stdout, stderr):
     resources = model.resources
     # Operator initialization happens before the first command: OWNED_BY_DML inputs are
     # copied now (the tensor's bytes only), from the initial values.
-    owned = {}
-    for d in model.dispatchables.values():
-        tensors = {bp.name: bp.tensors for bp in d.bind_points}
-        for bind_point, sources in d.init.items():
-            for k, source in enumerate(sources):
-                size = tensors[bind_point][k].required_bytes()
-                owned[d.name, Owned(bind_point, k)] = bytes(_bound(resources, source)[:size])
+    owned = {(d.name, slot): bytes(_bound(resources, source)[:size])
+             for d in model.dispatchables.values() for slot, source, size in owned_copies(d)}
     for command in model.commands:
         if isinstance(command, Dispatch):
             name = command.dispatchable.name

@@ -185,7 +185,7 @@ def _initial(values, data_type, input_dir, room):
 
 
 def _resource(name, obj, input_dir, max_bytes):
-    """(the Resource, its buffer filled, the bytes it held while being made)."""
+    """The Resource, its buffer made and its initial values written at byte 0."""
     if not isinstance(obj, dict):
         raise ModelError(f"must be an object, not {show(obj)}")
     data_type = TensorDataType.UNKNOWN
@@ -353,11 +353,12 @@ class _Enough(Exception):
     """MAX_PROBLEMS problems are listed: no more work on a refused model."""
 
 
-def _owned_bytes(dispatchable):
-    """The bytes of the OWNED_BY_DML copies a dispatchable takes at initialization."""
-    sizes = {bp.name: bp.tensors for bp in dispatchable.bind_points}
-    return sum(sizes[name][k].required_bytes() for name, sources in dispatchable.init.items()
-               for k in range(len(sources)))
+def owned_copies(dispatchable):
+    """(Owned slot, Source, byte count) of each OWNED_BY_DML copy a dispatchable takes at
+    initialization: the tensor's TotalTensorSizeInBytes, not the rest of the resource."""
+    tensors = {bp.name: bp.tensors for bp in dispatchable.bind_points}
+    return [(Owned(name, k), source, tensors[name][k].required_bytes())
+            for name, sources in dispatchable.init.items() for k, source in enumerate(sources)]
 
 
 def parse_model(obj, level, input_dir, max_bytes):
@@ -398,7 +399,7 @@ def parse_model(obj, level, input_dir, max_bytes):
         for name, spec in obj["dispatchables"].items():
             dispatchable = named("dispatchable", name, _dispatchable, name, spec, level,
                                  resources)
-            owned = _owned_bytes(dispatchable) if dispatchable else 0
+            owned = sum(size for _, _, size in owned_copies(dispatchable)) if dispatchable else 0
             if total + owned > max_bytes:
                 collect(f"dispatchable {name!r}", _refuse, f"its OWNED_BY_DML copies ({owned} "
                         f"bytes) and the resources take more than {max_bytes} bytes, the most "
