@@ -96,11 +96,9 @@ def test_dispatch_accepts_a_byte_order_mark(tmp_path):
 
 # ---------------------------------------------------------------- 7: the negative bit
 
-torch = pytest.importorskip("torch")  # noqa: E402 - the rest of the file needs it as well
-
-
 def negative_view():
     """A float32 tensor whose negative bit is set: it reads [-2, -4] with memory [2, 4]."""
+    torch = pytest.importorskip("torch")  # not a test dependency: these tests skip without it
     z = torch.tensor([1 + 2j, 3 + 4j], dtype=torch.complex64)
     view = z.conj().imag
     assert view.is_neg() and view.tolist() == [-2.0, -4.0]
@@ -176,7 +174,7 @@ def test_a_buffer_with_suboffsets_is_a_type_error_naming_the_argument():
 
 # ---------------------------------------------------------------- dask: 6 and 8
 
-da = pytest.importorskip("dask.array")
+da = pytest.importorskip("dask.array")  # a test dependency ([test] extra)
 import dmlcpu.dask as dd  # noqa: E402 - after the skip
 
 

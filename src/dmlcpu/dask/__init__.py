@@ -103,7 +103,8 @@ def split(x, *, axis, output_axis_sizes, feature_level=None):
 
 
 def join(inputs, *, axis, feature_level=None):
-    """JOIN: ``inputs`` one after another along ``axis`` (dask's concatenation of views)."""
+    """JOIN: ``inputs`` one after another along ``axis`` (dask's concatenation of views);
+    ``inputs`` is an ordered sequence, as in the eager API (sets are refused)."""
     if isinstance(inputs, da.Array):
         raise TypeError("inputs must be a sequence of arrays, not Array")
     arrays, _, _, args = _checked("JOIN", (axis,), _ops._sequence(inputs, "inputs"), feature_level)
