@@ -61,7 +61,7 @@ def test_good_json_path_not_left_behind_when_another_is_bad(tmp_path, no_run):
 
 def test_tiny_run_writes_rows_for_both_protocols(tmp_path, capsys):
     path = tmp_path / "r.json"
-    assert _bench.main(TINY + ["--json", str(path)]) == 0
+    assert _bench.main(TINY + ["--json", str(path), "--table", str(tmp_path / "r.md")]) == 0
     data = json.loads(path.read_text())
     assert {"cpu", "numpy", "dmlcpu", "active_isa", "thread_counts"} <= set(data["machine"])
     rows = data["rows"]

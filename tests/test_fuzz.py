@@ -9,6 +9,8 @@ result (docs/semantics.md section 7).
   valid result cannot be allocated; never CoreError (the core refusing what validation let
   through) or OverflowError.
 - 10,000 inputs to JOIN and 10,000 outputs to SPLIT, eager and as descriptors.
+- Random DxDispatch models and .npy files (tests/fuzz/model_cases.py), hostile parts included:
+  a run or a ModelError, within the run's max_bytes, writing only under the output folder.
 """
 import os
 import sys
@@ -24,6 +26,7 @@ from dmlcpu import InvalidArgumentError, TensorDesc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
 import cases  # noqa: E402
+import model_cases  # noqa: E402
 
 EXAMPLES = int(os.environ.get("DMLCPU_FUZZ_EXAMPLES", "400"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
@@ -66,12 +69,18 @@ def test_random_descriptors(data):
     _count("descriptor", cases.check_descriptor(HypothesisChooser(data)))
 
 
+@settings(FUZZ, max_examples=max(EXAMPLES // 4, 50))
+@given(st.data())
+def test_random_models_and_npy_files(data):
+    _count("model", model_cases.check_model(HypothesisChooser(data)))
+
+
 def test_fuzzing_reaches_both_outcomes():
     """The random tests above must exercise successes and refusals alike (run after them)."""
     if not OUTCOMES:
         pytest.skip("run together with the random tests")
     print(f"fuzz outcomes: {OUTCOMES}")
-    for kind in ("eager", "descriptor"):
+    for kind in ("eager", "descriptor", "model"):
         counts = OUTCOMES.get(kind, {})
         total = sum(counts.values())
         assert counts.get("ok", 0) > total // 10, (kind, counts)

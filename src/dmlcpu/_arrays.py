@@ -26,8 +26,14 @@ def as_array(obj, field, output=False):
     An output given as a __dlpack__ object is imported with copy=False: a producer may answer
     a plain request with a copy, which dmlcpu would fill while the caller's tensor stays as it
     was; one that can only give a copy is refused.
+
+    Refused with TypeError, because their memory does not hold their values: NumPy masked
+    arrays (dmlcpu would drop the mask) and PyTorch tensors with the negative bit set (lazily
+    negated views such as ``z.conj().imag``, whose DLPack export does not resolve the bit).
     """
     if isinstance(obj, np.ndarray):
+        if isinstance(obj, np.ma.MaskedArray):
+            raise TypeError(masked_array_message(field))
         return obj
     if hasattr(obj, "__dlpack__"):
         return _from_dlpack(obj, field, output)
@@ -36,12 +42,19 @@ def as_array(obj, field, output=False):
     except TypeError:
         raise TypeError(f"{field} must be an array, a buffer or a __dlpack__ object, not "
                         f"{type(obj).__name__}") from None
-    except ValueError as error:  # a released memoryview, a closed mmap
+    except (ValueError, BufferError) as error:  # a released memoryview, a closed mmap
         raise TypeError(f"{field} is not a usable buffer: {error}") from None
     try:
         return np.asarray(view)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, BufferError) as error:  # BufferError: PEP 3118 suboffsets
         raise TypeError(f"{field}: its buffer cannot be read as an array: {error}") from None
+
+
+def masked_array_message(field):
+    """Why a masked array is refused, and what to pass instead."""
+    return (f"{field} is a NumPy masked array, whose mask dmlcpu would drop; pass "
+            f"np.ma.getdata(x) for its data as it is, or x.filled(value) to replace the masked "
+            f"elements")
 
 
 class _SharedOnly:
@@ -64,6 +77,11 @@ class _SharedOnly:
 
 
 def _from_dlpack(obj, field, output):
+    is_neg = getattr(obj, "is_neg", None)  # PyTorch's lazily negated views
+    if callable(is_neg) and is_neg() is True:
+        raise TypeError(f"{field} is a PyTorch tensor with its negative bit set (a lazily "
+                        f"negated view such as z.conj().imag): its memory holds the negated "
+                        f"values; pass x.resolve_neg()")
     try:
         return np.from_dlpack(_SharedOnly(obj) if output else obj)
     except BufferError as error:

@@ -10,7 +10,7 @@ rounds (above 1: dmlcpu faster).
 
     python -m dmlcpu bench --quick
     python -m dmlcpu bench --json benchmarks/results/bench.json --plot benchmarks/results/plots \\
-        --markdown-into README.md          # the full run behind the README's Performance section
+        --table benchmarks/results/bench.md --markdown-into README.md   # the README's full run
     python -m dmlcpu bench --from benchmarks/results/bench.json --markdown   # render a saved run
 """
 import argparse
@@ -44,6 +44,8 @@ def _parser():
     p.add_argument("--quick", action="store_true",
                    help="a subset (2 widths, 2 sizes, 5 families) with short timings (< 1 min)")
     p.add_argument("--json", metavar="PATH", help="write the machine and every row as JSON")
+    p.add_argument("--table", metavar="PATH", help="write every row as a Markdown table (the "
+                   "Performance section links to it); only files named are written")
     p.add_argument("--plot", metavar="DIR", help="one PNG per operator family (matplotlib)")
     p.add_argument("--markdown", action="store_true",
                    help="print the README's Performance section for this run")
@@ -79,6 +81,20 @@ def _check_outputs(args):
     """Every place the run will write, checked before anything runs (a full run takes minutes;
     its results must not be lost to a typo)."""
     problems = []
+    named = {}
+    for flag, path in (("--from", args.source), ("--json", args.json), ("--table", args.table),
+                       ("--markdown-into", args.markdown_into)):
+        if path:
+            real = os.path.realpath(path)
+            if real in named:
+                problems.append("%s %s names the same file as %s" % (flag, path, named[real]))
+            named.setdefault(real, flag)
+    if problems:
+        return problems  # checking would create or open the files
+    if args.table:
+        why = _writable_file(args.table)
+        if why:
+            problems.append("--table %s: %s" % (args.table, why))
     if args.json:
         why = _writable_file(args.json)
         if why:
@@ -206,31 +222,73 @@ def main(argv=None):
             print("bench: " + problem, file=sys.stderr)
         return 2
     if args.source:
-        with open(args.source, encoding="utf-8") as f:
-            data = json.load(f)
+        try:
+            data = _load_run(args.source)
+            texts = _render(args, data)
+        except _NotARun as exc:
+            print("bench: --from %s: not a saved bench run: %s" % (args.source, exc),
+                  file=sys.stderr)
+            return 2
     else:
         data = run(args, argv)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-        full = os.path.splitext(args.json)[0] + ".md"
-        with open(full, "w", encoding="utf-8") as f:
-            f.write("\n".join(_bench_report.full_table(data["rows"])) + "\n")
-    if args.plot:
-        for path in _bench_report.plot(data["rows"], args.plot):
-            print("wrote " + path)
-    if args.markdown or args.markdown_into:
-        full = os.path.splitext(args.json or args.source or "")[0] + ".md" \
-            if (args.json or args.source) else None
-        section = _bench_report.markdown(data, args.plot, full)
-        if data.get("seed_rows"):
-            section = section.replace(_bench_report.END, "\n".join(
-                [""] + seed_table(data["seed_rows"]) + [_bench_report.END]))
-        if args.markdown:
-            print(section, end="")
-        if args.markdown_into:
-            _bench_report.replace_section(args.markdown_into, section)
+        texts = _render(args, data)
+    for path, text in texts:
+        if path is None:
+            print(text, end="")
+        elif path == args.markdown_into:
+            _bench_report.replace_section(path, text)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
     return 0
+
+
+class _NotARun(ValueError):
+    """A --from file that is not a saved run."""
+
+
+def _load_run(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8 (both ValueErrors)
+        raise _NotARun(" ".join(str(exc).split())[:200]) from None
+    if not (isinstance(data, dict) and isinstance(data.get("machine"), dict)
+            and isinstance(data.get("rows"), list)):
+        raise _NotARun("expected an object with 'machine' and 'rows'")
+    return data
+
+
+def _render(args, data):
+    """[(path or None for stdout, text)] of every output, rendered before any is written (and
+    the plots drawn), so a saved run that cannot be rendered leaves no file half-made."""
+    try:
+        texts = []
+        if args.json:
+            texts.append((args.json, json.dumps(data, indent=1)))
+        if args.table:
+            texts.append((args.table, "\n".join(_bench_report.full_table(data["rows"])) + "\n"))
+        if args.markdown or args.markdown_into:
+            full = args.table or (os.path.splitext(args.source)[0] + ".md" if args.source
+                                  else None)
+            section = _bench_report.markdown(data, args.plot, full)
+            if data.get("seed_rows"):
+                section = section.replace(_bench_report.END, "\n".join(
+                    [""] + seed_table(data["seed_rows"]) + [_bench_report.END]))
+            if args.markdown:
+                texts.append((None, section))
+            if args.markdown_into:
+                texts.append((args.markdown_into, section))
+        if args.plot:
+            for path in _bench_report.plot(data["rows"], args.plot):
+                print("wrote " + path)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError,
+            ZeroDivisionError) as exc:
+        if not args.source:
+            raise  # a live run's data: a bug, not the user's file
+        raise _NotARun("%s %s" % (type(exc).__name__, " ".join(str(exc).split())[:200])) \
+            from None
+    return texts
 
 
 if __name__ == "__main__":

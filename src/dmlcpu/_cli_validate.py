@@ -25,8 +25,9 @@ Output and exit status: with ``--feature-level L`` (1_0 ... 6_4, or "extended"),
 0, or every rule the operator breaks at L, one per line, and 1. Without it: the feature levels
 at which DirectML accepts it (and whether extended mode does), status 0; if no feature level
 accepts it, the rules it breaks at the newest level (6_4) and what extended mode says, status 1.
-Status 2: unreadable file (missing, past 4 MiB, not JSON, nested too deep), malformed
-description or bad usage, with the reason on stderr.
+Status 2: unreadable file (missing, past 4 MiB, not JSON, a key given twice in one object,
+nested too deep), malformed description or bad usage, with the reason on stderr. Every file
+is read once (a pipe works), at most 4 MiB, as UTF-8 with or without a byte-order mark.
 
 A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
 reported as above, its first line prefixed by its name; the status is the worst.
@@ -37,6 +38,8 @@ import sys
 
 from . import _registry as R
 from ._desc import OPERATOR_DESCS, TensorDesc, check_operator
+from ._dxdispatch_json import (DuplicateKeyError, ModelFileError, parse_model_text,
+                               read_at_most, refuse_duplicate_keys)
 from ._errors import InvalidArgumentError
 from ._types import FeatureLevel
 from ._validate import parse_feature_level, show
@@ -58,23 +61,31 @@ class Unreadable(Exception):
     """The file is too large or too deeply nested to read (status 2)."""
 
 
-def read_json(path):
-    """The JSON value in the file at path, reading at most MAX_FILE_BYTES of it.
+def read_text(path):
+    """The text of the file at path, read once and at most MAX_FILE_BYTES of it (an operator
+    description and a DxDispatch model alike): UTF-8, a byte-order mark allowed.
 
-    Raises OSError, UnicodeDecodeError, json.JSONDecodeError, or Unreadable for a file longer
-    than the limit (an endless stream too), a number too long for Python's int conversion, or
-    arrays and objects nested deeper than the parser's recursion limit.
+    Raises OSError, UnicodeDecodeError, or Unreadable for a file longer than the limit (an
+    endless stream too).
     """
     with open(path, "rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_at_most(handle, MAX_FILE_BYTES)
     if len(data) > MAX_FILE_BYTES:
         raise Unreadable(f"it holds more than {MAX_FILE_BYTES} bytes, the most validate reads")
-    text = data.decode("utf-8")
+    return data.decode("utf-8-sig")
+
+
+def parse_json(text):
+    """The JSON value in text (strict JSON; a key given twice in one object is refused).
+
+    Raises json.JSONDecodeError, DuplicateKeyError, or Unreadable for a number too long for
+    Python's int conversion or arrays and objects nested deeper than the recursion limit.
+    """
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=refuse_duplicate_keys)
     except RecursionError:
         raise Unreadable("its arrays or objects are nested too deep") from None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, DuplicateKeyError):
         raise
     except ValueError:  # int() refusing a literal past sys.get_int_max_str_digits()
         raise Unreadable(f"a number has more than {sys.get_int_max_str_digits()} "
@@ -317,20 +328,37 @@ def main(argv=None):
                 print(f"dmlcpu validate: {error}", file=sys.stderr)
                 return 2
     try:
-        obj, unread = read_json(args.file), None
+        text = read_text(args.file)
     except OSError as error:
         print(f"dmlcpu validate: cannot read {args.file}: {error.strerror or error}",
               file=sys.stderr)
         return 2
-    except (json.JSONDecodeError, UnicodeDecodeError, Unreadable) as error:
+    except (UnicodeDecodeError, Unreadable) as error:
+        what = "is unreadable" if isinstance(error, Unreadable) else "is not UTF-8 text"
+        print(f"dmlcpu validate: {args.file} {what}: {error}", file=sys.stderr)
+        return 2
+    try:
+        obj, unread = parse_json(text), None
+    except DuplicateKeyError as error:
+        print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
+        return 2
+    except (json.JSONDecodeError, Unreadable) as error:
         obj, unread = None, error
     if unread is not None or isinstance(obj, dict) and "dispatchables" in obj:
-        # A DxDispatch model (its own reader: comments, larger files): each dispatchable. A file
-        # read twice this way is a regular one: a stream failed the first read or is not JSON.
+        # A DxDispatch model (its own dialect: comments, trailing commas): each dispatchable,
+        # from the text already read (a stream cannot be read twice).
         from ._cli_dispatch import validate_model
-        status = validate_model(args.file, level_arg, report)
-        if status is not None:
-            return status
+        try:
+            model = parse_model_text(text)
+        except ModelFileError as error:
+            model = None
+            if isinstance(unread, json.JSONDecodeError) and text.startswith(("//", "/*"),
+                                                                            unread.pos):
+                # strict JSON stopped at a comment: the file is meant as a model
+                print(f"dmlcpu validate: {args.file}: {error}", file=sys.stderr)
+                return 2
+        if isinstance(model, dict) and isinstance(model.get("dispatchables"), dict):
+            return validate_model(args.file, model, level_arg, report)
     if isinstance(unread, Unreadable):
         print(f"dmlcpu validate: {args.file} is unreadable: {unread}", file=sys.stderr)
         return 2

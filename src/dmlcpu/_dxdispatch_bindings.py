@@ -13,8 +13,9 @@ operators allow). Inputs flagged OWNED_BY_DML are bound once, in the dispatchabl
 ``bindings`` (operator initialization), and never at dispatch.
 """
 from collections import namedtuple
+from itertools import islice
 
-from ._dxdispatch_values import ModelError, at, lookup, parse_uint, show
+from ._dxdispatch_values import MAX_PROBLEMS, ModelError, at, lookup, parse_uint, show
 from ._types import ELEMENT_SIZES
 
 ALIGNMENT = 16  # DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
@@ -80,9 +81,9 @@ def resolve_bindings(bindings, bind_points, resources, path, at_init):
         raise ModelError(f"{path} must be an object of bind point: resource(s), not "
                          f"{show(bindings)}")
     names = [bp.name for bp in bind_points]
+    unknown = islice((key for key in bindings if key not in names), MAX_PROBLEMS)
     errors = [f"{at(path, key)}: {key!r} is not a bind point of this operator (DxDispatch "
-              f"would ignore it); the bind points are {', '.join(names)}"
-              for key in bindings if key not in names]
+              f"would ignore it); the bind points are {', '.join(names)}" for key in unknown]
     resolved = {}
     for bp in bind_points:
         where = at(path, bp.name)
@@ -113,6 +114,8 @@ def resolve_bindings(bindings, bind_points, resources, path, at_init):
             resolved[bp.name] = sources
         except ModelError as error:
             errors += error.errors
+        if len(errors) >= MAX_PROBLEMS:
+            break  # the model's list stops there anyway
     if errors:
         raise ModelError(errors)
     return resolved

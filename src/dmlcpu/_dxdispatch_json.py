@@ -1,7 +1,8 @@
 """Reading a DxDispatch model file: JSON as DxDispatch's RapidJSON settings accept it.
 
 DxDispatch parses with comments (``//`` and ``/* */``) and trailing commas allowed, stops after
-the first complete value (anything after it is ignored) and rejects ``NaN``/``Infinity``
+the first complete value (anything after it is ignored, with or without comments in the model,
+whatever it holds: an unclosed comment, a stray quote) and rejects ``NaN``/``Infinity``
 literals (non-finite floats are written as strings) and numbers beyond a double's range.
 Python's json module takes neither comments, trailing commas nor a value with text after it:
 a file that is not plain JSON has its comments and trailing commas blanked out (keeping every
@@ -30,7 +31,7 @@ class ModelFileError(DmlcpuError, ValueError):
 # look-ahead a comment must run to its end (a line comment to its newline, a block comment to
 # its first */), or a "}" inside a comment would pass for the closing bracket.
 _LINE_COMMENT, _BLOCK_COMMENT = r"//[^\n]*", r"/\*(?:[^*]|\*(?!/))*\*/"
-_DIALECT = re.compile(rf'"(?:[^"\\]|\\.)*"|{_LINE_COMMENT}|{_BLOCK_COMMENT}|/\*'
+_DIALECT = re.compile(rf'"(?:[^"\\]|\\.)*"|{_LINE_COMMENT}|{_BLOCK_COMMENT}|/\*[\s\S]*'
                       rf'|,(?=(?:\s|{_LINE_COMMENT}\n|{_BLOCK_COMMENT})*[\]}}])')
 
 
@@ -38,14 +39,19 @@ def _blank(match):
     token = match.group()
     if token[0] == '"':
         return token
-    if token == "/*":
-        raise ModelFileError(f"a /* comment at character {match.start()} is never closed")
     return re.sub(r"[^\n]", " ", token)  # the same length: error offsets stay true
 
 
 def _blank_comments_and_trailing_commas(text):
-    """text with comments and trailing commas replaced by spaces (strings left alone)."""
-    return _DIALECT.sub(_blank, text)
+    """(text with comments and trailing commas replaced by spaces, strings left alone; where
+    a /* comment that is never closed starts, or None). An unclosed comment runs to the end."""
+    unclosed = []
+
+    def blank(match):
+        if match.group().startswith("/*") and not match.group().endswith("*/"):
+            unclosed.append(match.start())
+        return _blank(match)
+    return _DIALECT.sub(blank, text), (unclosed[0] if unclosed else None)
 
 
 def _reject_constant(name):
@@ -53,14 +59,23 @@ def _reject_constant(name):
                      f"\"nan\", \"inf\", \"-inf\")")
 
 
-def _no_duplicate_keys(pairs):
+class DuplicateKeyError(ValueError):
+    """A JSON object gives one key twice (``python -m dmlcpu validate`` refuses it too)."""
+
+
+def refuse_duplicate_keys(pairs, note=""):
+    """json's object_pairs_hook: the object as a dict, or DuplicateKeyError naming the key."""
     obj = {}
     for key, value in pairs:
         if key in obj:
-            raise ValueError(f"key {key!r} appears twice in one object (DxDispatch would use "
-                             f"the first and ignore the second)")
+            raise DuplicateKeyError(f"key {key!r} appears twice in one object{note}")
         obj[key] = value
     return obj
+
+
+def _no_duplicate_keys(pairs):
+    return refuse_duplicate_keys(pairs, " (DxDispatch would use the first and ignore the "
+                                        "second)")
 
 
 def _finite_float(text):
@@ -83,7 +98,14 @@ def parse_model_text(text):
         try:
             return first_value(text)  # most models are plain JSON
         except json.JSONDecodeError:
-            return first_value(_blank_comments_and_trailing_commas(text))
+            blanked, unclosed = _blank_comments_and_trailing_commas(text)
+            try:
+                return first_value(blanked)
+            except json.JSONDecodeError as error:
+                if unclosed is not None and error.pos >= unclosed:
+                    raise ModelFileError(f"a /* comment at character {unclosed} is never "
+                                         f"closed") from None
+                raise
     except json.JSONDecodeError as error:
         raise ModelFileError(f"not valid JSON: {error}") from None
     except (ValueError, RecursionError) as error:
@@ -92,13 +114,28 @@ def parse_model_text(text):
         raise ModelFileError(f"not valid JSON: {text}") from None
 
 
+_CHUNK = 1 << 16
+
+
+def read_at_most(handle, limit):
+    """Up to limit + 1 bytes of a binary file (limit + 1: it holds more than limit), read in
+    chunks: ``handle.read(limit + 1)`` would allocate limit + 1 bytes before reading any."""
+    data = bytearray()
+    while len(data) <= limit:
+        chunk = handle.read(min(_CHUNK, limit + 1 - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def read_model_file(path):
     """The parsed model in the file at path (OSError if it cannot be opened)."""
     path = str(path)
     if not path.endswith(".json"):
         raise ModelFileError("a DxDispatch model's file name must end in .json")
     with open(path, "rb") as handle:
-        data = handle.read(MAX_MODEL_BYTES + 1)
+        data = read_at_most(handle, MAX_MODEL_BYTES)
     if len(data) > MAX_MODEL_BYTES:
         raise ModelFileError(f"larger than {MAX_MODEL_BYTES} bytes, the most dmlcpu reads")
     try:

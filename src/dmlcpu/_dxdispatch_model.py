@@ -7,21 +7,28 @@ never dispatched; unlike DxDispatch, it also checks every binding, print and wri
 the first command, so a refused model prints nothing. Every problem is collected, each as
 "where: what", into one ModelError.
 """
+import os
+import stat
 from collections import namedtuple
 from pathlib import Path
 
+import numpy as np
+
 from ._desc import _same_layout, compile_operator
 from ._dxdispatch_bindings import check_overlaps, resolve_bindings
-from ._dxdispatch_npy import NpyError, read_npy
+from ._dxdispatch_json import read_at_most
+from ._dxdispatch_npy import NpyError, fix_byte_order, read_header
 from ._dxdispatch_ops import OPERATOR_NAMES, operator_name, parse_names, parse_operator
-from ._dxdispatch_values import (ModelError, constant_bytes, list_bytes, mixed_list_bytes,
-                                 lookup, parse_data_type, parse_uint, require,
-                                 sequence_bytes, show)
+from ._dxdispatch_values import (MAX_PROBLEMS, ModelError, check_text, constant_fill, list_bytes,
+                                 lookup, mixed_list_bytes, parse_data_type, parse_uint, require,
+                                 sequence_fill, show)
 from ._errors import InvalidArgumentError
-from ._types import ELEMENT_SIZES, TensorDataType
+from ._types import ELEMENT_SIZES, NUMPY_DTYPES, TensorDataType
 
 Model = namedtuple("Model", "resources dispatchables commands")
-Resource = namedtuple("Resource", "name data_type initial size")
+# initial: the initial values' byte count; buffer: the resource's bytes (a bytearray), made
+# and filled here; source: the real path of its sourcePath file, or None.
+Resource = namedtuple("Resource", "name data_type initial size buffer source")
 Dispatchable = namedtuple("Dispatchable", "name compiled bind_points init")
 # inputs and outputs: per tensor in execute order, a Source or (an OWNED_BY_DML input) Owned
 Dispatch = namedtuple("Dispatch", "dispatchable inputs outputs")
@@ -39,48 +46,116 @@ _DISPATCHABLE_KEYS = ("type", "Type", "desc", "Desc", "executionFlags", "dmlComp
 
 # ---------------------------------------------------------------- resources
 
-def _read_source(spec, data_type, input_dir, max_bytes):
-    source = require(spec, "sourcePath", "initialValues", str)
+# The initial values of a resource before its buffer exists: their byte count, data type, a
+# function writing them at the start of a uint8 view of the buffer, the bytes a stream read
+# holds meanwhile (counted against max_bytes too), and the file they come from (never written).
+Initial = namedtuple("Initial", "length data_type fill held source")
+
+
+# The most bytes a resource's initial values may take, and refuse(what, need) saying why not.
+Room = namedtuple("Room", "bytes refuse")
+
+
+def _max_bytes_room(max_bytes):
+    def refuse(what, need):
+        raise ModelError(f"{what} needs more than {max_bytes} bytes ({need}), the most this "
+                         f"run allows (max_bytes)")
+    return Room(max_bytes, refuse)
+
+
+def _size_room(size, offset):
+    def refuse(what, need):
+        raise ModelError(f"{what}: initialValues ({need} bytes) plus initialValuesOffsetInBytes "
+                         f"({offset}) exceed sizeInBytes ({size})")
+    return Room(max(size - offset, 0), refuse)
+
+
+def _open_source(source, input_dir):
     path = Path(source)
-    suffix = path.suffix.lower()
-    if suffix in (".jpg", ".png"):
-        raise ModelError(f"initialValues.sourcePath {source!r}: image files are not supported "
-                         f"by dmlcpu")
     try:
         if not path.is_absolute() and (Path(input_dir) / path).exists():
             path = Path(input_dir) / path  # else relative to the current folder
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+        handle = open(path, "rb")
     except (OSError, ValueError) as error:  # ValueError: a NUL in the path
         raise ModelError(f"initialValues.sourcePath {source!r} cannot be read: "
                          f"{getattr(error, 'strerror', None) or error}") from None
-    if len(data) > max_bytes:
-        raise ModelError(f"initialValues.sourcePath {source!r} is larger than {max_bytes} bytes, "
-                         f"the most this run allows (max_bytes)")
-    if suffix != ".npy":
+    return handle, os.path.realpath(path)
+
+
+def _read_source(spec, data_type, input_dir, room):
+    """The Initial of a sourcePath file. A regular file's size is known before it is read, so
+    its bytes go straight into the buffer; a stream (a pipe) is read first, at most room bytes,
+    and those bytes count against max_bytes while the buffer is filled."""
+    source = check_text(require(spec, "sourcePath", "initialValues", str),
+                        "initialValues.sourcePath")
+    suffix = Path(source).suffix.lower()
+    if suffix in (".jpg", ".png"):
+        raise ModelError(f"initialValues.sourcePath {source!r}: image files are not supported "
+                         f"by dmlcpu")
+    handle, real = _open_source(source, input_dir)
+    with handle:
+        try:
+            header = read_header(handle.read) if suffix == ".npy" else None
+            start = handle.tell() if header else 0
+            mode = os.fstat(handle.fileno()).st_mode
+            held = None
+            if stat.S_ISREG(mode):
+                payload = max(os.fstat(handle.fileno()).st_size - start, 0)
+            else:
+                held = read_at_most(handle, room.bytes)
+                payload = len(held)
+        except NpyError as error:
+            raise ModelError(f"initialValues.sourcePath {source!r}: {error}") from None
+        except OSError as error:
+            raise ModelError(f"initialValues.sourcePath {source!r} cannot be read: "
+                             f"{error.strerror or error}") from None
+    length = header.length(payload) if header else payload
+    if length > room.bytes:
+        what = (f"initialValues.sourcePath {source!r} (its .npy header's shape)"
+                if header and header.claimed > room.bytes else
+                f"initialValues.sourcePath {source!r}")
+        room.refuse(what, length)
+    if header is None:
         if data_type == TensorDataType.UNKNOWN:
             raise ModelError("initialValuesDataType is missing; a raw sourcePath file needs it")
-        return data, data_type
-    try:
-        file_type, data = read_npy(data)
-    except NpyError as error:
-        raise ModelError(f"initialValues.sourcePath {source!r}: {error}") from None
-    if file_type is None and data_type == TensorDataType.UNKNOWN:
-        raise ModelError(f"initialValues.sourcePath {source!r} holds a type DirectML does not "
-                         f"have; give initialValuesDataType")
-    if data_type != TensorDataType.UNKNOWN and file_type not in (None, data_type):
-        raise ModelError(f"initialValuesDataType is {data_type.name} but the data type from "
-                         f"file {source!r} is {file_type.name}")
-    return data, data_type if file_type is None else file_type
+    else:
+        file_type = header.data_type
+        if file_type is None and data_type == TensorDataType.UNKNOWN:
+            raise ModelError(f"initialValues.sourcePath {source!r} holds a type DirectML does "
+                             f"not have; give initialValuesDataType")
+        if data_type != TensorDataType.UNKNOWN and file_type not in (None, data_type):
+            raise ModelError(f"initialValuesDataType is {data_type.name} but the data type from "
+                             f"file {source!r} is {file_type.name}")
+        data_type = data_type if file_type is None else file_type
+
+    def fill(view):
+        if held is not None:
+            view[:payload] = held
+        else:
+            with open(real, "rb") as again:
+                again.seek(start)
+                got = again.readinto(view[:payload])
+            if got != payload:
+                raise ModelError(f"initialValues.sourcePath {source!r} changed while it was "
+                                 f"read")
+        if header:
+            fix_byte_order(header, view[:length])
+    return Initial(length, data_type, fill, payload if held is not None else 0, real)
 
 
-def _initial_bytes(values, data_type, input_dir, max_bytes):
-    """(bytes, data type) of an initialValues value in any of its forms."""
+def _bytes_initial(data, data_type):
+    def fill(view):
+        view[:len(data)] = data
+    return Initial(len(data), data_type, fill, 0, None)
+
+
+def _initial(values, data_type, input_dir, room):
+    """The Initial of an initialValues value in any of its forms."""
     unknown = data_type == TensorDataType.UNKNOWN
     if isinstance(values, list):
         if unknown:
-            return mixed_list_bytes(values, "initialValues"), data_type
-        return list_bytes(values, data_type, "initialValues"), data_type
+            return _bytes_initial(mixed_list_bytes(values, "initialValues"), data_type)
+        return _bytes_initial(list_bytes(values, data_type, "initialValues"), data_type)
     if isinstance(values, str):
         raise ModelError("initialValues \"deferred\" is for ONNX dispatchables, which dmlcpu "
                          "does not run" if values == "deferred" else
@@ -92,22 +167,25 @@ def _initial_bytes(values, data_type, input_dir, max_bytes):
         raise ModelError("initialValues must have exactly one of value (a constant), "
                          "valueStart (a sequence) or sourcePath (a file)")
     if forms[0] == "sourcePath":
-        return _read_source(values, data_type, input_dir, max_bytes)
+        return _read_source(values, data_type, input_dir, room)
     if unknown:
         raise ModelError(f"initialValuesDataType is missing; initialValues.{forms[0]} needs it")
     count = parse_uint(require(values, "valueCount", "initialValues", int),
                        "initialValues.valueCount")
-    if count * ELEMENT_SIZES[data_type] > max_bytes:
-        raise ModelError(f"initialValues.valueCount {count} needs more than {max_bytes} bytes, "
-                         f"the most this run allows (max_bytes)")
+    if count * ELEMENT_SIZES[data_type] > room.bytes:
+        room.refuse(f"initialValues.valueCount {count}", count * ELEMENT_SIZES[data_type])
     if forms[0] == "value":
-        return constant_bytes(count, values["value"], data_type, "initialValues"), data_type
-    delta = require(values, "valueDelta", "initialValues")
-    return (sequence_bytes(count, values["valueStart"], delta, data_type, "initialValues"),
-            data_type)
+        typed = constant_fill(values["value"], data_type, "initialValues")
+    else:
+        delta = require(values, "valueDelta", "initialValues")
+        typed = sequence_fill(values["valueStart"], delta, data_type, "initialValues")
+    dtype = NUMPY_DTYPES[data_type]
+    return Initial(count * dtype.itemsize, data_type,
+                   lambda view: typed(np.frombuffer(view, dtype, count)), 0, None)
 
 
 def _resource(name, obj, input_dir, max_bytes):
+    """The Resource, its buffer made and its initial values written at byte 0."""
     if not isinstance(obj, dict):
         raise ModelError(f"must be an object, not {show(obj)}")
     data_type = TensorDataType.UNKNOWN
@@ -116,21 +194,37 @@ def _resource(name, obj, input_dir, max_bytes):
                                     allow_unknown=True)
     if "initialValues" not in obj:
         raise ModelError("initialValues is missing")
-    initial, data_type = _initial_bytes(obj["initialValues"], data_type, input_dir, max_bytes)
-    if not initial:
-        raise ModelError("initialValues must be non-empty")
-    size = (len(initial) + 3) & ~3  # DxDispatch rounds only the size it computes
-    if "sizeInBytes" in obj:
-        size = parse_uint(obj["sizeInBytes"], "sizeInBytes", bits=64)
     offset = parse_uint(obj.get("initialValuesOffsetInBytes", 0), "initialValuesOffsetInBytes",
                         bits=64)
-    if len(initial) + offset > size:
-        raise ModelError(f"initialValues ({len(initial)} bytes) plus initialValuesOffsetInBytes "
-                         f"({offset}) exceed sizeInBytes ({size})")
-    if size > max_bytes:
+    room = _max_bytes_room(max_bytes)
+    if "sizeInBytes" in obj:
+        size = parse_uint(obj["sizeInBytes"], "sizeInBytes", bits=64)
+        if size > max_bytes:
+            raise ModelError(f"sizeInBytes {size} is more than {max_bytes} bytes, the most this "
+                             f"run allows (max_bytes)")
+        room = _size_room(size, offset)
+    initial = _initial(obj["initialValues"], data_type, input_dir, room)
+    if not initial.length:
+        raise ModelError("initialValues must be non-empty")
+    size = (initial.length + 3) & ~3  # DxDispatch rounds only the size it computes
+    if "sizeInBytes" in obj:
+        size = obj["sizeInBytes"]
+    elif size > max_bytes:
         raise ModelError(f"sizeInBytes {size} is more than {max_bytes} bytes, the most this run "
                          f"allows (max_bytes)")
-    return Resource(name, data_type, initial, size)
+    if initial.length + offset > size:
+        raise ModelError(f"initialValues ({initial.length} bytes) plus initialValuesOffsetInBytes "
+                         f"({offset}) exceed sizeInBytes ({size})")
+    if size + initial.held > max_bytes:
+        _max_bytes_room(max_bytes).refuse("the resource with the stream it is read from",
+                                          size + initial.held)
+    try:
+        buffer = bytearray(size)
+    except MemoryError:
+        raise ModelError(f"sizeInBytes {size}: the buffer cannot be allocated (out of "
+                         f"memory)") from None
+    initial.fill(memoryview(buffer))
+    return Resource(name, initial.data_type, initial.length, size, buffer, initial.source)
 
 
 # ---------------------------------------------------------------- dispatchables
@@ -226,7 +320,7 @@ def _command(obj, dispatchables, resources):
             raise ModelError(f"resource {resource.name!r} has no initialValuesDataType, so it "
                              f"cannot be printed")
         return Print(resource.name, verbose)
-    target = require(obj, "targetPath", "", str)
+    target = check_text(require(obj, "targetPath", "", str), "targetPath")
     dims = obj.get("dimensions", [])
     if not isinstance(dims, list):
         raise ModelError(f"dimensions must be an array of integers, not {show(dims)}")
@@ -255,8 +349,23 @@ def _write_file(resource, target, dims):
 
 # ---------------------------------------------------------------- the model
 
+class _Enough(Exception):
+    """MAX_PROBLEMS problems are listed: no more work on a refused model."""
+
+
+def owned_copies(dispatchable):
+    """(Owned slot, Source, byte count) of each OWNED_BY_DML copy a dispatchable takes at
+    initialization: the tensor's TotalTensorSizeInBytes, not the rest of the resource."""
+    tensors = {bp.name: bp.tensors for bp in dispatchable.bind_points}
+    return [(Owned(name, k), source, tensors[name][k].required_bytes())
+            for name, sources in dispatchable.init.items() for k, source in enumerate(sources)]
+
+
 def parse_model(obj, level, input_dir, max_bytes):
-    """The checked Model; ModelError listing every problem in the file."""
+    """The checked Model, each resource's buffer made and filled; ModelError listing every
+    problem in the file (at most MAX_PROBLEMS, then a line saying the list stops there).
+    ``max_bytes`` bounds everything the run holds: every resource's buffer, the OWNED_BY_DML
+    copies, and a stream a resource is read from while it is read."""
     if not isinstance(obj, dict):
         raise ModelError(f"the model must be a JSON object, not {show(obj)}")
     for key, kind in (("resources", dict), ("dispatchables", dict), ("commands", list)):
@@ -269,19 +378,45 @@ def parse_model(obj, level, input_dir, max_bytes):
             return parse(*args)
         except ModelError as error:
             errors.extend(f"{prefix}: {message}" for message in error.errors)
+            if len(errors) >= MAX_PROBLEMS:
+                raise _Enough() from None
             return None
 
-    # A name that maps to None failed to parse; what refers to it is not checked further.
-    resources, total = {}, 0
-    for name, spec in obj["resources"].items():
-        resources[name] = collect(f"resource {name!r}", _resource, name, spec, input_dir,
-                                  max_bytes - total)
-        total += resources[name].size if resources[name] else 0
-    dispatchables = {name: collect(f"dispatchable {name!r}", _dispatchable, name, spec, level,
-                                   resources)
-                     for name, spec in obj["dispatchables"].items()}
-    commands = [collect(f"commands[{i}]{_label(spec)}", _command, spec, dispatchables, resources)
-                for i, spec in enumerate(obj["commands"])]
+    def named(what, name, parse, *args):
+        if collect(f"{what} {name!r}", check_text, name, "its name") is None:
+            return None
+        return collect(f"{what} {name!r}", parse, *args)
+
+    try:
+        # A name that maps to None failed to parse; what refers to it is not checked further.
+        resources, total = {}, 0
+        for name, spec in obj["resources"].items():
+            resource = named("resource", name, _resource, name, spec, input_dir,
+                             max_bytes - total)
+            resources[name] = resource
+            total += resource.size if resource else 0
+        dispatchables = {}
+        for name, spec in obj["dispatchables"].items():
+            dispatchable = named("dispatchable", name, _dispatchable, name, spec, level,
+                                 resources)
+            owned = sum(size for _, _, size in owned_copies(dispatchable)) if dispatchable else 0
+            if total + owned > max_bytes:
+                collect(f"dispatchable {name!r}", _refuse, f"its OWNED_BY_DML copies ({owned} "
+                        f"bytes) and the resources take more than {max_bytes} bytes, the most "
+                        f"this run allows (max_bytes)")
+                dispatchable = None
+            total += owned
+            dispatchables[name] = dispatchable
+        commands = [collect(f"commands[{i}]{_label(spec)}", _command, spec, dispatchables,
+                            resources)
+                    for i, spec in enumerate(obj["commands"])]
+    except _Enough:
+        del errors[MAX_PROBLEMS:]
+        errors.append(f"stopped after the first {MAX_PROBLEMS} problems; the model may have more")
     if errors:
         raise ModelError(errors)
     return Model(resources, dispatchables, commands)
+
+
+def _refuse(message):
+    raise ModelError(message)

@@ -6,13 +6,15 @@ shown (not padding or an explicit larger ``sizeInBytes``), read as ``initialValu
 Values are written as C++ ``ostream <<`` writes them: floats (FLOAT16 via float) as ``%g`` with
 6 significant digits, NaN as the Microsoft C runtime spells it, integers in full. One deliberate
 difference: DxDispatch writes INT8 and UINT8 values as characters (``ostream << char``); dmlcpu
-writes their numbers.
+writes their numbers. The text is written in blocks of ``BLOCK`` elements, never built whole.
 """
 import math
 
 import numpy as np
 
 from ._types import NUMPY_DTYPES
+
+BLOCK = 4096  # elements formatted at a time
 
 
 def _nan_text(bits, width):
@@ -39,17 +41,24 @@ def _value_text(value, bits, dtype):
     return "%g" % number
 
 
-def format_print(name, buffer, resource, verbose):
-    """The text DxDispatch's print writes for resource (without the final newline)."""
+def write_print(stream, name, buffer, resource, verbose):
+    """Writes to stream the text DxDispatch's print writes for resource, final newline
+    included."""
     dtype = NUMPY_DTYPES[resource.data_type]
-    count = len(resource.initial) // dtype.itemsize
+    count = resource.initial // dtype.itemsize
     values = np.frombuffer(buffer, dtype=dtype, count=count)
     bits = np.frombuffer(buffer, dtype=f"u{dtype.itemsize}", count=count)
-    texts = [_value_text(v, int(b), dtype) for v, b in zip(values.tolist(), bits.tolist())]
-    if not verbose:
-        return f"Resource '{name}': " + ", ".join(texts)
     index_width = len(str(count)) if count else 1
     hex_width = 2 * dtype.itemsize
-    lines = [f"[{i:>{index_width}}] {text} (0x{b:>{hex_width}X})\n"
-             for i, (text, b) in enumerate(zip(texts, bits.tolist()))]
-    return f"Resource '{name}':\n" + "".join(lines)
+    stream.write(f"Resource '{name}':" + ("\n" if verbose else " "))
+    for start in range(0, count, BLOCK):
+        stop = min(start + BLOCK, count)
+        pairs = zip(values[start:stop].tolist(), bits[start:stop].tolist())
+        if verbose:
+            stream.write("".join(
+                f"[{i:>{index_width}}] {_value_text(v, b, dtype)} (0x{b:>{hex_width}X})\n"
+                for i, (v, b) in enumerate(pairs, start)))
+        else:
+            stream.write((", " if start else "") + ", ".join(
+                _value_text(v, b, dtype) for v, b in pairs))
+    stream.write("\n")

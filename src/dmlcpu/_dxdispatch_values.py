@@ -25,6 +25,9 @@ _PREFIX = "DML_TENSOR_DATA_TYPE_"
 _UNSUPPORTED_TYPES = ("UINT4", "INT4")
 
 
+MAX_PROBLEMS = 100  # a refused model lists at most this many problems, then stops looking
+
+
 class ModelError(DmlcpuError, ValueError):
     """The model is refused (command-line exit status 1). ``errors`` lists every problem found,
     each as "where: what"; the message shows the first. (Empty only internally: a reference to
@@ -50,6 +53,17 @@ def show(value):
         except (ValueError, RecursionError):
             text = f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_text(value, path):
+    """value (a string), if it is Unicode text: a lone surrogate (JSON's "\\udc80") would make
+    print or a file name fail halfway through a run."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ModelError(f"{path} {show(value)} holds a lone surrogate, which is not text") \
+            from None
+    return value
 
 
 def at(path, name):
@@ -197,34 +211,57 @@ def mixed_list_bytes(values, path):
     return b"".join(parts)
 
 
-def constant_bytes(count, value, data_type, path):
-    """{"valueCount": N, "value": v}: v repeated N times."""
-    return np.full(count, _scalar(value, data_type, f"{path}.value")).tobytes()
+# Elements a sequence is generated in at a time: its temporaries stay this small.
+_BLOCK = 1 << 15
 
 
-def sequence_bytes(count, start, delta, data_type, path):
-    """{"valueCount", "valueStart", "valueDelta"}: v = start; emit v; v += delta (typed)."""
+def constant_fill(value, data_type, path):
+    """{"valueCount": N, "value": v}: a function writing v into every element of a typed view."""
+    scalar = _scalar(value, data_type, f"{path}.value")
+
+    def fill(dest):
+        dest[...] = scalar
+    return fill
+
+
+def sequence_fill(start, delta, data_type, path):
+    """{"valueCount", "valueStart", "valueDelta"}: v = start; emit v; v += delta (typed), as a
+    function filling a typed view in blocks of _BLOCK elements (no temporary of its size)."""
     first = _scalar(start, data_type, f"{path}.valueStart")
     step = _scalar(delta, data_type, f"{path}.valueDelta")
     dtype = first.dtype
+    if data_type == T.FLOAT16:
+        return lambda dest: _float16_sequence(dest, first, step)
     if dtype.kind in "iu":  # repeated addition wraps: start + i * delta modulo 2^bits
         mask = (1 << (8 * dtype.itemsize)) - 1
-        unsigned = np.dtype(f"u{dtype.itemsize}")
-        i = np.arange(count, dtype=np.uint64)
-        seq = (int(first) & mask) + i * np.uint64(int(step) & mask)
-        return seq.astype(unsigned).tobytes()
-    if data_type == T.FLOAT16:
-        return _float16_sequence(count, first, step).tobytes()
-    seq = np.full(count, step, dtype=dtype)
-    seq[0] = first
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.add.accumulate(seq, dtype=dtype).tobytes()  # sequential, in the type
+        base, stride = np.uint64(int(first) & mask), np.uint64(int(step) & mask)
+
+        def fill(dest):
+            unsigned = dest.view(f"u{dtype.itemsize}")
+            for i in range(0, len(dest), _BLOCK):
+                index = np.arange(i, min(i + _BLOCK, len(dest)), dtype=np.uint64)
+                index *= stride  # wraps in uint64, then is cut to the type
+                index += base
+                unsigned[i:i + len(index)] = index
+        return fill
+
+    def fill(dest):  # floats: sequential, in the type, each block from the last value before
+        previous = None
+        with np.errstate(over="ignore", invalid="ignore"):
+            for i in range(0, len(dest), _BLOCK):
+                part = dest[i:i + _BLOCK]
+                part[...] = step
+                part[0] = first if previous is None else previous + step
+                np.add.accumulate(part, dtype=dtype, out=part)
+                previous = part[-1]
+    return fill
 
 
-def _float16_sequence(count, first, step):
-    """FLOAT16 v += delta in float, truncated each step. The step is a function of the 2^16
-    FLOAT16 values, so the walk repeats within 2^16 steps; the rest is filled by that cycle."""
-    out = np.empty(count, dtype=np.float16)
+def _float16_sequence(out, first, step):
+    """FLOAT16 v += delta in float, truncated each step, into ``out``. The step is a function
+    of the 2^16 FLOAT16 values, so the walk repeats within 2^16 steps; the rest is filled by
+    copying that cycle, doubling the copied length each time."""
+    count = len(out)
     seen = {}
     value, step32 = np.float32(first), np.float32(step)
     for i in range(count):
@@ -232,11 +269,13 @@ def _float16_sequence(count, first, step):
         if key in seen:
             start = seen[key]
             period = i - start
-            rest = np.arange(count - i) % period
-            out[i:] = out[start:start + period][rest]
-            break
+            filled = i
+            while filled < count:
+                length = min((filled - start) // period * period, count - filled)
+                out[filled:filled + length] = out[start:start + length]
+                filled += length
+            return
         seen[key] = i
         out[i] = value
         with np.errstate(over="ignore", invalid="ignore"):
             value = float16_truncated(np.float32(value) + step32).view(np.float16)[()]
-    return out

@@ -20,6 +20,7 @@ if their bytes meet no other operand's; otherwise the full path's exact overlap 
 import sys
 import threading
 from collections import namedtuple
+from collections.abc import Mapping, Set
 from types import SimpleNamespace as _Args
 
 import numpy as np
@@ -54,7 +55,12 @@ def _operand(obj, field, op, level, output=False):
 
 
 def _sequence(values, field, refused=(np.ndarray, str, bytes, bytearray, memoryview)):
-    """A sequence of arrays as a tuple, read once (lists, tuples, generators...)."""
+    """A sequence of arrays as a tuple, read once, in its order: lists, tuples, generators,
+    any ordered iterable. Sets, mappings and their key or item views are refused: their order
+    (a set's follows the hash seed) would decide the result's."""
+    if isinstance(values, (Set, Mapping)):
+        raise TypeError(f"{field} must be an ordered sequence of arrays (a list or a tuple), "
+                        f"not {type(values).__name__}, whose order is not the caller's")
     if isinstance(values, refused) or not hasattr(values, "__iter__") and not hasattr(
             values, "__getitem__"):
         raise TypeError(f"{field} must be a sequence of arrays, not {type(values).__name__}")

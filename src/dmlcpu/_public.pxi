@@ -62,7 +62,12 @@ def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):
 
 
 def join(inputs, *, axis, out=None, feature_level=None):
-    """JOIN: concatenate ``inputs`` along ``axis`` in order."""
+    """JOIN: concatenate ``inputs`` along ``axis`` in order.
+
+    ``inputs``: an ordered sequence of arrays (a list, a tuple, any iterable with an order of
+    its own); sets, mappings and their key or item views are refused (TypeError), since their
+    order would decide the result's.
+    """
     cdef PyObject *fields[1]
     fields[0] = <PyObject *>axis
     inputs = sequence_of(inputs, "inputs", False)

@@ -1,5 +1,6 @@
-"""Atheris (libFuzzer) harness: each input's bytes drive one eager call or one descriptor through
-the same generator and oracle as tests/test_fuzz.py (tests/fuzz/cases.py).
+"""Atheris (libFuzzer) harness: each input's bytes drive one eager call, one descriptor, or one
+DxDispatch model with a .npy file, through the same generators and oracles as tests/test_fuzz.py
+(tests/fuzz/cases.py, tests/fuzz/model_cases.py).
 
 Not a test dependency: `pip install atheris`, then tools/run-fuzz (a bounded run), or by hand:
     PYTHONPATH=src python3 tests/fuzz/fuzz_dmlcpu.py -max_total_time=60 [corpus_dir]
@@ -11,10 +12,11 @@ import sys
 
 import atheris
 
-with atheris.instrument_imports(include=["dmlcpu", "cases"]):
+with atheris.instrument_imports(include=["dmlcpu", "cases", "model_cases"]):
     import dmlcpu  # noqa: F401  (instrumented: coverage of the Python layers guides the fuzzer)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import cases
+    import model_cases
 
 
 class AtherisChooser:
@@ -37,7 +39,7 @@ class AtherisChooser:
 
 def test_one_input(data):
     chooser = AtherisChooser(data)
-    check = cases.check_descriptor if chooser.boolean() else cases.check_eager
+    check = chooser.choice([cases.check_eager, cases.check_descriptor, model_cases.check_model])
     check(chooser)
 
 

@@ -28,7 +28,7 @@ except ImportError as error:  # (tests: a subprocess without dask)
                       "distributed)") from error
 
 from .. import _ops
-from .._arrays import as_array, data_type_of
+from .._arrays import as_array, data_type_of, masked_array_message
 from .._types import AxisDirection
 from .._validate import Tensor, parse_feature_level
 from . import _graphs
@@ -51,12 +51,20 @@ class _Input:
 
 
 def _as_dask(obj, field):
-    """A dask array for an input: dask arrays as they are, anything the eager API reads wrapped."""
+    """A dask array for an input: dask arrays as they are, anything the eager API reads wrapped.
+    Masked arrays are refused, dask arrays of them too (by their ``_meta``), as the eager API
+    refuses them: the C core would drop their masks. Zero-size chunks are dropped along
+    dimensions that have elements (dask slices such chunkings wrongly with negative steps)."""
     if not isinstance(obj, da.Array):
         array = as_array(obj, field)
         obj = da.from_array(array, chunks=-1)
+    if isinstance(getattr(obj, "_meta", None), np.ma.MaskedArray):
+        raise TypeError(masked_array_message(field))
     if any(np.isnan(size) for size in obj.shape):
         raise ValueError(f"{field} has unknown chunk sizes; call .compute_chunk_sizes() first")
+    if any(0 in chunks and n for chunks, n in zip(obj.chunks, obj.shape)):
+        obj = obj.rechunk(tuple(tuple(c for c in chunks if c) or chunks
+                                for chunks in obj.chunks))
     return obj
 
 
@@ -95,7 +103,8 @@ def split(x, *, axis, output_axis_sizes, feature_level=None):
 
 
 def join(inputs, *, axis, feature_level=None):
-    """JOIN: ``inputs`` one after another along ``axis`` (dask's concatenation of views)."""
+    """JOIN: ``inputs`` one after another along ``axis`` (dask's concatenation of views);
+    ``inputs`` is an ordered sequence, as in the eager API (sets are refused)."""
     if isinstance(inputs, da.Array):
         raise TypeError("inputs must be a sequence of arrays, not Array")
     arrays, _, _, args = _checked("JOIN", (axis,), _ops._sequence(inputs, "inputs"), feature_level)

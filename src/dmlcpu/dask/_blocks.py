@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from .. import _ops
+from .._arrays import masked_array_message
 from .._core import _scan_carried, set_num_threads
 from .._types import DATA_TYPE_OF_NUMPY
 
@@ -45,8 +46,11 @@ def scan_block(block, carry, op, axis, reverse, exclusive):
     """(this block's output, its carry out): dmlcpu's scan of ``block`` starting from ``carry``.
 
     ``carry`` None starts from the operator's identity, as the first block of a walk does.
+    A masked block (a graph whose ``_meta`` did not say so) is refused, never scanned unmasked.
     """
     limit_pool_in_dask_processes()
+    if isinstance(block, np.ma.MaskedArray):
+        raise TypeError(masked_array_message("a block of x"))
     out = np.empty(block.shape, block.dtype)
     if block.shape[axis] == 0:
         return out, carry
@@ -61,6 +65,8 @@ def scan_block(block, carry, op, axis, reverse, exclusive):
 def block_total(block, op, axis):
     """An integer block's total along ``axis`` (wrap-around: any order gives the same bits)."""
     limit_pool_in_dask_processes()
+    if isinstance(block, np.ma.MaskedArray):
+        raise TypeError(masked_array_message("a block of x"))
     reduce = np.add.reduce if op == SUM else np.multiply.reduce
     return reduce(block, axis=axis, dtype=block.dtype, keepdims=True)
 
