@@ -9,8 +9,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from dmlcpu import _bench, _bench_report, _bench_run, _bench_timing
-from dmlcpu._bench_cases import Case
+from dmlcpu.bench import _main as _bench, _report as _bench_report, _run as _bench_run
+from dmlcpu.bench import _timing as _bench_timing
+from dmlcpu.bench._cases import Case
 
 TINY = ["--quick", "--threads", "1", "--budget", "0.01",
         "--filter", "SPLIT axis 1 into 4 int8 512K"]

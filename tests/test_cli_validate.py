@@ -9,7 +9,7 @@ import pytest
 
 import dmlcpu
 
-from dmlcpu._cli_validate import main
+from dmlcpu.cli.validate import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

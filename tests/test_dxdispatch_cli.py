@@ -9,8 +9,8 @@ import pytest
 
 import dmlcpu
 
-from dmlcpu._cli_dispatch import main
-from dmlcpu._dxdispatch_json import parse_model_text
+from dmlcpu.cli.dispatch import main
+from dmlcpu.dxdispatch._json import parse_model_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "dxdispatch"
@@ -153,7 +153,7 @@ def test_options(capsys, tmp_path):
 
 
 def test_validate_reports_every_dispatchable(capsys, monkeypatch):
-    from dmlcpu._cli_validate import main as validate
+    from dmlcpu.cli.validate import main as validate
     monkeypatch.chdir(DATA)
     assert validate(["refused.json"]) == 1
     out, err = capsys.readouterr()
@@ -169,7 +169,7 @@ dispatchable 'tile': TILE: accepted at feature levels 1_0 and later; accepted in
 
 
 def test_validate_malformed_dispatchable_exits_2(capsys, tmp_path):
-    from dmlcpu._cli_validate import main as validate
+    from dmlcpu.cli.validate import main as validate
     path = write(tmp_path, '{"resources": {}, "commands": [], "dispatchables": {'
                            '"d": {"type": "TILE", "InputTensor": {"DataType": "FLOAT32", '
                            '"Sizes": [2]}}, "h": {"type": "hlsl"}}}')

@@ -35,11 +35,11 @@ import argparse
 import json
 import sys
 
-from . import _registry as R
-from ._desc import OPERATOR_DESCS, TensorDesc, check_operator
-from ._errors import InvalidArgumentError
-from ._types import FeatureLevel
-from ._validate import parse_feature_level, show
+from .. import _registry as R
+from .._desc import OPERATOR_DESCS, TensorDesc, check_operator
+from .._errors import InvalidArgumentError
+from .._types import FeatureLevel
+from .._validate import parse_feature_level, show
 
 NEWEST = max(FeatureLevel)
 
@@ -327,7 +327,7 @@ def main(argv=None):
     if unread is not None or isinstance(obj, dict) and "dispatchables" in obj:
         # A DxDispatch model (its own reader: comments, larger files): each dispatchable. A file
         # read twice this way is a regular one: a stream failed the first read or is not JSON.
-        from ._cli_dispatch import validate_model
+        from .dispatch import validate_model
         status = validate_model(args.file, level_arg, report)
         if status is not None:
             return status

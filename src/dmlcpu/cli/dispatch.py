@@ -9,12 +9,12 @@ command and the field. Exit status: 0 ran, 1 refused, 2 unreadable file or bad u
 import argparse
 import sys
 
-from ._dxdispatch import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
-from ._dxdispatch_json import ModelFileError, read_model_file
-from ._dxdispatch_model import parse_dispatchable
-from ._dxdispatch_values import ModelError
-from ._errors import InvalidArgumentError
-from ._validate import parse_feature_level
+from ..dxdispatch._runner import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
+from ..dxdispatch._json import ModelFileError, read_model_file
+from ..dxdispatch._model import parse_dispatchable
+from ..dxdispatch._values import ModelError
+from .._errors import InvalidArgumentError
+from .._validate import parse_feature_level
 
 
 def _parser():

@@ -16,7 +16,7 @@ first).
 import json
 import re
 
-from ._errors import DmlcpuError
+from .._errors import DmlcpuError
 
 MAX_MODEL_BYTES = 64 * 2**20
 

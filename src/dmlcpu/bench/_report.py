@@ -4,9 +4,9 @@ without being re-run."""
 import os
 import re
 
-from ._bench_peers import PEER_LABELS
-from ._bench_cases import SIZES
-from ._bench_run import SLOW_FACTOR, SLOW_SECONDS
+from ._peers import PEER_LABELS
+from ._cases import SIZES
+from ._run import SLOW_FACTOR, SLOW_SECONDS
 
 RIVALS = ("numpy", "torch", "ort")
 COLORS = {"dmlcpu": "C0", "memcpy": "C7", "numpy": "C2", "torch": "C3", "ort": "C4"}
@@ -19,7 +19,7 @@ def gbs(row, peer):
 
 def relative(row, peer):
     """The peer's time / dmlcpu's: paired round by round where the run recorded it (see
-    _bench_timing.paired), else the ratio of the medians (runs saved before pairing)."""
+    _timing.paired), else the ratio of the medians (runs saved before pairing)."""
     if "paired" in row:
         return row["paired"][peer]
     return row["seconds"][peer] / row["seconds"]["dmlcpu"]

@@ -19,11 +19,11 @@ import os
 import sys
 
 import dmlcpu
-from . import _bench_cases, _bench_report
-from ._bench_peers import machine_info, missing_peer_notes, optional
-from ._bench_run import run_case
-from ._bench_seed import run_seed, seed_table
-from ._bench_timing import measure, memcpy_of  # noqa: F401 - used by benchmarks/*.py
+from . import _cases as _bench_cases, _report as _bench_report
+from ._peers import machine_info, missing_peer_notes, optional
+from ._run import run_case
+from ._seed import run_seed, seed_table
+from ._timing import measure, memcpy_of  # noqa: F401 - used by benchmarks/*.py
 
 # How the numbers were taken, kept with them in the JSON (the report words its notes by these).
 PROTOCOL_NOTES = {

@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from ._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES, TensorDataType
+from .._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES, TensorDataType
 
 _MAGIC = b"\x93NUMPY"
 

@@ -10,15 +10,14 @@ the first command, so a refused model prints nothing. Every problem is collected
 from collections import namedtuple
 from pathlib import Path
 
-from ._desc import _same_layout, compile_operator
-from ._dxdispatch_bindings import check_overlaps, resolve_bindings
-from ._dxdispatch_npy import NpyError, read_npy
-from ._dxdispatch_ops import OPERATOR_NAMES, operator_name, parse_names, parse_operator
-from ._dxdispatch_values import (ModelError, constant_bytes, list_bytes, mixed_list_bytes,
-                                 lookup, parse_data_type, parse_uint, require,
-                                 sequence_bytes, show)
-from ._errors import InvalidArgumentError
-from ._types import ELEMENT_SIZES, TensorDataType
+from .._desc import _same_layout, compile_operator
+from ._bindings import check_overlaps, resolve_bindings
+from ._npy import NpyError, read_npy
+from ._operators import OPERATOR_NAMES, operator_name, parse_names, parse_operator
+from ._values import (ModelError, constant_bytes, list_bytes, mixed_list_bytes, lookup,
+                      parse_data_type, parse_uint, require, sequence_bytes, show)
+from .._errors import InvalidArgumentError
+from .._types import ELEMENT_SIZES, TensorDataType
 
 Model = namedtuple("Model", "resources dispatchables commands")
 Resource = namedtuple("Resource", "name data_type initial size")

@@ -14,8 +14,8 @@ operators allow). Inputs flagged OWNED_BY_DML are bound once, in the dispatchabl
 """
 from collections import namedtuple
 
-from ._dxdispatch_values import ModelError, at, lookup, parse_uint, show
-from ._types import ELEMENT_SIZES
+from ._values import ModelError, at, lookup, parse_uint, show
+from .._types import ELEMENT_SIZES
 
 ALIGNMENT = 16  # DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 OWNED_BY_DML = 1

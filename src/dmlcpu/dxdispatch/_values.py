@@ -15,9 +15,9 @@ import reprlib
 
 import numpy as np
 
-from ._errors import DmlcpuError
-from ._types import NUMPY_DTYPES, TensorDataType
-from ._validate import show as show_number
+from .._errors import DmlcpuError
+from .._types import NUMPY_DTYPES, TensorDataType
+from .._validate import show as show_number
 
 T = TensorDataType
 _PREFIX = "DML_TENSOR_DATA_TYPE_"
