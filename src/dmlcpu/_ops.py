@@ -17,7 +17,6 @@ straight from Cython (``_core``'s remembered_call). What a key cannot tell, wher
 outputs lie in memory, is checked on every call: a remembered plan runs into caller outputs only
 if their bytes meet no other operand's; otherwise the full path's exact overlap check decides.
 """
-import sys
 import threading
 from collections import namedtuple
 from types import SimpleNamespace as _Args
@@ -265,6 +264,14 @@ _CUMULATIVE = {op: _cumulative_spec(op, field, name) for op, field, name in (
 _SPECS = {"SPLIT": _SPLIT, "JOIN": _JOIN, "SLICE": _SLICE, "SLICE1": _SLICE1, "TILE": _TILE,
           **_CUMULATIVE}
 
-_core._install_eager(sys.modules[__name__], _CACHE)
+
+
+def _full_path(op, raw, inputs, outputs, feature_level):
+    """What _core's seven functions call when no remembered plan serves (``_full`` is looked
+    up here on each call, so tests can replace it)."""
+    return _full(op, raw, inputs, outputs, feature_level, _SPECS[op])
+
+
+_core.register_full_path(_full_path, _sequence, _CACHE)
 from ._core import (cumulative_product, cumulative_summation, join, slice,  # noqa: E402
                     slice1, split, tile)
