@@ -17,6 +17,7 @@ straight from Cython (``_core``'s remembered_call). What a key cannot tell, wher
 outputs lie in memory, is checked on every call: a remembered plan runs into caller outputs only
 if their bytes meet no other operand's; otherwise the full path's exact overlap check decides.
 """
+import re
 import threading
 from collections import namedtuple
 from types import SimpleNamespace as _Args
@@ -268,8 +269,33 @@ _SPECS = {"SPLIT": _SPLIT, "JOIN": _JOIN, "SLICE": _SLICE, "SLICE1": _SLICE1, "T
 
 def _full_path(op, raw, inputs, outputs, feature_level):
     """What _core's seven functions call when no remembered plan serves (``_full`` is looked
-    up here on each call, so tests can replace it)."""
-    return _full(op, raw, inputs, outputs, feature_level, _SPECS[op])
+    up here on each call, so tests can replace it). Errors name the caller's arguments."""
+    try:
+        return _full(op, raw, inputs, outputs, feature_level, _SPECS[op])
+    except (InvalidArgumentError, TypeError) as error:
+        _name_arguments(error)
+        raise
+
+
+# The rules speak DirectML's tensor fields; an eager call's caller passed arguments, so its
+# errors name those first: "outputs[1] (OutputTensors[1]).Sizes[3] is 3 but must equal ...".
+_ARGUMENT_OF = {"InputTensor": "input", "InputTensors": "inputs", "OutputTensor": "out",
+                "OutputTensors": "outputs"}
+_TENSOR_FIELD = re.compile(r"\b(InputTensors?|OutputTensors?)(\[(?:\d+|\*)\])?")
+
+
+def _with_arguments(text):
+    return _TENSOR_FIELD.sub(
+        lambda m: f"{_ARGUMENT_OF[m[1]]}{m[2] or ''} ({m[0]})", text)
+
+
+def _name_arguments(error):
+    """Renames, in place, every tensor field in the error's message (and violations) as the
+    eager argument it came from."""
+    if len(error.args) == 1 and isinstance(error.args[0], str):
+        error.args = (_with_arguments(error.args[0]),)
+    if isinstance(error, InvalidArgumentError):
+        error.violations = [_with_arguments(v) for v in error.violations]
 
 
 _core.register_full_path(_full_path, _sequence, _CACHE)

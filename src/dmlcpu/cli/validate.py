@@ -30,10 +30,15 @@ description or bad usage, with the reason on stderr.
 
 A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
 reported as above, its first line prefixed by its name; the status is the worst.
+
+``--example NAME`` prints a file that ships with dmlcpu: split_valid (the SPLIT above),
+split_invalid (the same with two mistakes), join_subrange (a DxDispatch model: DirectML's JOIN
+example), e.g. ``python -m dmlcpu validate --example split_invalid > split.json``.
 """
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from .. import _registry as R
 from .._desc import OPERATOR_DESCS, TensorDesc, check_operator
@@ -287,15 +292,34 @@ def _default(value):
     return value.name if hasattr(value, "name") else json.dumps(value)
 
 
+EXAMPLES = Path(__file__).parent / "examples"  # shipped in the wheel: --example NAME prints one
+
+
+def example_names():
+    return sorted(p.stem for p in EXAMPLES.glob("*.json"))
+
+
+def _print_example(name):
+    """The example file's text on stdout (status 0), or the known names on stderr (status 2)."""
+    if name not in example_names():
+        print(f"dmlcpu validate: no example {name!r}; the examples are "
+              f"{', '.join(example_names())}", file=sys.stderr)
+        return 2
+    sys.stdout.write((EXAMPLES / f"{name}.json").read_text())
+    return 0
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m dmlcpu validate",
         description="Say whether DirectML would accept the operator described in a JSON file.",
         epilog=__doc__.split("\n", 2)[2] + _field_list(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="a JSON file describing one operator")
+    parser.add_argument("file", nargs="?", help="a JSON file describing one operator")
     parser.add_argument("--feature-level", metavar="L",
                         help="check at one level: 1_0 ... 6_4, or 'extended'")
+    parser.add_argument("--example", metavar="NAME",
+                        help="print an example file and exit: " + ", ".join(example_names()))
     return parser
 
 
@@ -306,6 +330,12 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse printed the usage; keep its status (0 for --help)
         return 0 if exit_.code == 0 else 2
+    if args.example is not None:
+        return _print_example(args.example)
+    if args.file is None:
+        parser.print_usage(sys.stderr)
+        print("dmlcpu validate: a FILE (or --example NAME) is required", file=sys.stderr)
+        return 2
     level_arg = None
     if args.feature_level is not None:
         if args.feature_level.strip().lower() in ("extended", "none"):

@@ -15,7 +15,7 @@ import reprlib
 
 import numpy as np
 
-from .._errors import DmlcpuError
+from .._errors import ModelError
 from .._types import NUMPY_DTYPES, TensorDataType
 from .._validate import show as show_number
 
@@ -23,18 +23,6 @@ T = TensorDataType
 _PREFIX = "DML_TENSOR_DATA_TYPE_"
 # Names DirectML defines that dmlcpu has no type for.
 _UNSUPPORTED_TYPES = ("UINT4", "INT4")
-
-
-class ModelError(DmlcpuError, ValueError):
-    """The model is refused (command-line exit status 1). ``errors`` lists every problem found,
-    each as "where: what"; the message shows the first. (Empty only internally: a reference to
-    a part of the model whose own problems are already listed.)"""
-
-    def __init__(self, errors):
-        errors = [errors] if isinstance(errors, str) else list(errors)
-        more = f" (and {len(errors) - 1} more: see .errors)" if len(errors) > 1 else ""
-        super().__init__((errors[0] if errors else "") + more)
-        self.errors = errors
 
 
 def show(value):
