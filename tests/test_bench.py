@@ -166,6 +166,19 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     assert readme.read_text() == "intro\n" + text + "tail\n"
 
 
+def test_markdown_links_are_relative_to_the_page_it_goes_into():
+    data = {"machine": {"cpu": "CPU", "cores": 2, "caches": [], "active_isa": "scalar",
+                        "python": "3", "numpy": "2", "dmlcpu": "0"},
+            "rows": [_row("JOIN", "float32", "8M", 1, "cold", dmlcpu=1.0, numpy=2.0)]}
+    full, plots = "benchmarks/results/bench.md", "benchmarks/results/plots"
+    at_root = _bench_report.markdown(data, plots, full)
+    assert "(benchmarks/results/bench.md)" in at_root
+    assert "![JOIN](benchmarks/results/plots/join.png)" in at_root
+    in_docs = _bench_report.markdown(data, plots, full, "docs")
+    assert "[`benchmarks/results/bench.md`](../benchmarks/results/bench.md)" in in_docs
+    assert "![JOIN](../benchmarks/results/plots/join.png)" in in_docs
+
+
 def test_large_buffers_sit_where_their_slot_says_and_huge_pages_fit_all_of_them():
     for shape, dtype, slot in (((3, 1 << 20), np.float16, 0), ((1 << 21,), np.int8, 5),
                                ((128, 128), np.float64, 9), ((5, 7), np.float64, 1)):

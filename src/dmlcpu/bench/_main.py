@@ -10,7 +10,7 @@ rounds (above 1: dmlcpu faster).
 
     python -m dmlcpu bench --quick
     python -m dmlcpu bench --json benchmarks/results/bench.json --plot benchmarks/results/plots \\
-        --markdown-into README.md          # the full run behind the README's Performance section
+        --markdown-into docs/performance.md   # the full run behind docs/performance.md
     python -m dmlcpu bench --from benchmarks/results/bench.json --markdown   # render a saved run
 """
 import argparse
@@ -46,8 +46,8 @@ def _parser():
     p.add_argument("--json", metavar="PATH", help="write the machine and every row as JSON")
     p.add_argument("--plot", metavar="DIR", help="one PNG per operator family (matplotlib)")
     p.add_argument("--markdown", action="store_true",
-                   help="print the README's Performance section for this run")
-    p.add_argument("--markdown-into", metavar="README", help="replace the section between "
+                   help="print docs/performance.md's generated section for this run")
+    p.add_argument("--markdown-into", metavar="PAGE", help="replace the section between "
                    "'%s' and '%s' in this file" % (_bench_report.BEGIN, _bench_report.END))
     p.add_argument("--from", dest="source", metavar="JSON",
                    help="render a saved run (--markdown, --markdown-into, --plot) without running")
@@ -222,7 +222,8 @@ def main(argv=None):
     if args.markdown or args.markdown_into:
         full = os.path.splitext(args.json or args.source or "")[0] + ".md" \
             if (args.json or args.source) else None
-        section = _bench_report.markdown(data, args.plot, full)
+        section = _bench_report.markdown(data, args.plot, full,
+                                         os.path.dirname(args.markdown_into or "") or ".")
         if data.get("seed_rows"):
             section = section.replace(_bench_report.END, "\n".join(
                 [""] + seed_table(data["seed_rows"]) + [_bench_report.END]))

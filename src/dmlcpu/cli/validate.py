@@ -51,7 +51,7 @@ NEWEST = max(FeatureLevel)
 
 # The most bytes validate reads: room for a SPLIT or JOIN of 100,000 tensors (about 41 bytes each
 # written compactly), while the worst file of this size is read and judged in seconds (the
-# README's limits table).
+# limits table of docs/reliability.md).
 MAX_FILE_BYTES = 4 * 2**20
 
 

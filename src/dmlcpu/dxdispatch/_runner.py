@@ -1,6 +1,6 @@
 """Running DirectML's DxDispatch JSON models on the CPU: ``dmlcpu.run_dxdispatch``.
 
-A model (README, "DirectML's repro files") names buffers (``resources``), operators
+A model (docs/dxdispatch.md) names buffers (``resources``), operators
 (``dispatchables``) and ``commands`` run in order: ``dispatch``, ``print`` and ``writeFile``.
 The whole model is read and checked first (``dxdispatch._model``); then each resource becomes
 a zero-filled buffer holding its initial values at byte 0, each OWNED_BY_DML input is copied

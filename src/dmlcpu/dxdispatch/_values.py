@@ -1,7 +1,7 @@
 """DxDispatch's numbers and initial values: JSON values to the bytes of a buffer.
 
 Each function raises ``ModelError`` with the JSON path of the value it refuses. The rules (from
-DxDispatch's JsonParsers.cpp; README, "DirectML's repro files"):
+DxDispatch's JsonParsers.cpp; docs/dxdispatch.md):
 
 - data type names are exact: ``DML_TENSOR_DATA_TYPE_X`` or ``X``;
 - integers must be integer tokens (``1.0`` and ``1e3`` are refused) within the type's range;
