@@ -266,7 +266,6 @@ _SPECS = {"SPLIT": _SPLIT, "JOIN": _JOIN, "SLICE": _SLICE, "SLICE1": _SLICE1, "T
           **_CUMULATIVE}
 
 
-
 def _full_path(op, raw, inputs, outputs, feature_level):
     """What _core's seven functions call when no remembered plan serves (``_full`` is looked
     up here on each call, so tests can replace it). Errors name the caller's arguments."""
