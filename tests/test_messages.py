@@ -25,15 +25,34 @@ def test_split_names_the_outputs_argument():
 
 def test_join_names_the_inputs_and_out_arguments():
     a, b = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.int32)
-    e = refusal(lambda: dml.join([a, b], axis=1))
+    out = np.zeros((2, 6), np.float32)
+    e = refusal(lambda: dml.join([a, b], axis=1, out=out))
     assert str(e) == ("JOIN: inputs[1] (InputTensors[1]).DataType is INT32 but must equal "
                       "out (OutputTensor).DataType (FLOAT32)")
 
 
+def test_an_output_the_call_makes_keeps_directml_name_alone():
+    a, b = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.int32)
+    e = refusal(lambda: dml.join([a, b], axis=1))
+    assert str(e) == ("JOIN: inputs[1] (InputTensors[1]).DataType is INT32 but must equal "
+                      "OutputTensor.DataType (FLOAT32)")
+
+
 def test_the_sum_rule_names_every_part():
     x = np.zeros((1, 1, 6, 2), np.float32)
-    e = refusal(lambda: dml.split(x, axis=2, output_axis_sizes=[2, 3]))
+    outs = [np.zeros((1, 1, 2, 2), np.float32), np.zeros((1, 1, 3, 2), np.float32)]
+    e = refusal(lambda: dml.split(x, axis=2, output_axis_sizes=[2, 3], outputs=outs))
     assert "the sum of outputs[*] (OutputTensors[*]).Sizes[2] is 5" in str(e)
+    e = refusal(lambda: dml.split(x, axis=2, output_axis_sizes=[2, 3]))
+    assert "the sum of OutputTensors[*].Sizes[2] is 5" in str(e)
+
+
+def test_dask_refusals_carry_the_eager_message():
+    import dmlcpu.dask as dd
+    a, b = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.int32)
+    eager = refusal(lambda: dml.join([a, b], axis=1))
+    assert str(refusal(lambda: dd.join([a, b], axis=1))) == str(eager)
+    assert str(eager).startswith("JOIN: inputs[1] (InputTensors[1])")
 
 
 def test_a_read_only_out_is_named_out():

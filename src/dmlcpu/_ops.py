@@ -272,29 +272,30 @@ def _full_path(op, raw, inputs, outputs, feature_level):
     try:
         return _full(op, raw, inputs, outputs, feature_level, _SPECS[op])
     except (InvalidArgumentError, TypeError) as error:
-        _name_arguments(error)
+        _name_arguments(error, outputs is not None)
         raise
 
 
 # The rules speak DirectML's tensor fields; an eager call's caller passed arguments, so its
 # errors name those first: "outputs[1] (OutputTensors[1]).Sizes[3] is 3 but must equal ...".
+# Outputs the call makes itself keep DirectML's name alone: the caller passed nothing to name.
 _ARGUMENT_OF = {"InputTensor": "input", "InputTensors": "inputs", "OutputTensor": "out",
                 "OutputTensors": "outputs"}
+_INPUT_FIELD = re.compile(r"\b(InputTensors?)(\[(?:\d+|\*)\])?")
 _TENSOR_FIELD = re.compile(r"\b(InputTensors?|OutputTensors?)(\[(?:\d+|\*)\])?")
 
 
-def _with_arguments(text):
-    return _TENSOR_FIELD.sub(
-        lambda m: f"{_ARGUMENT_OF[m[1]]}{m[2] or ''} ({m[0]})", text)
+def _name_arguments(error, outputs_given):
+    """Renames, in place, each tensor field in the error's message (and violations) that the
+    caller passed as an argument: the inputs, and the outputs when ``outputs_given``."""
+    fields = _TENSOR_FIELD if outputs_given else _INPUT_FIELD
 
-
-def _name_arguments(error):
-    """Renames, in place, every tensor field in the error's message (and violations) as the
-    eager argument it came from."""
+    def rename(text):
+        return fields.sub(lambda m: f"{_ARGUMENT_OF[m[1]]}{m[2] or ''} ({m[0]})", text)
     if len(error.args) == 1 and isinstance(error.args[0], str):
-        error.args = (_with_arguments(error.args[0]),)
+        error.args = (rename(error.args[0]),)
     if isinstance(error, InvalidArgumentError):
-        error.violations = [_with_arguments(v) for v in error.violations]
+        error.violations = [rename(v) for v in error.violations]
 
 
 _core.register_full_path(_full_path, _sequence, _CACHE)
