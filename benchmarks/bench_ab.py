@@ -1,7 +1,7 @@
 """A/B of one tuning knob: the same dmlcpu call at several settings, in one process, interleaved,
 in both protocols, every setting taking the same buffer sets in turn (one more set than settings:
-_bench_timing; with a set per setting, where a set's huge pages landed moved an 8 MiB call by up
-to 25%). Run with PYTHONPATH=src:
+dmlcpu.bench._timing; with a set per setting, where a set's huge pages landed moved an 8 MiB call
+by up to 25%). Run with PYTHONPATH=src:
 
     python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,128M]
                                   [--families "JOIN 4 axis 1;..."] [--threads 1,2]
@@ -24,8 +24,9 @@ benchmarks/NOTES.md.
 import argparse
 
 import dmlcpu
-from dmlcpu import _bench_cases, _core
-from dmlcpu._bench_timing import PROTOCOLS, paired
+from dmlcpu import _core
+from dmlcpu.bench import _cases as _bench_cases
+from dmlcpu.bench._timing import PROTOCOLS, paired
 
 
 def parse_size(text):

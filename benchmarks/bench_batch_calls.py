@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from dmlcpu import _bench_cases, _bench_run, _bench_timing
+from dmlcpu.bench import _cases as _bench_cases, _run as _bench_run, _timing as _bench_timing
 
 
 def recorded_peer_fns(log):

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import dmlcpu
-from dmlcpu._bench import measure, memcpy_of
+from dmlcpu.bench._main import measure, memcpy_of
 from dmlcpu._core import Plan
 
 

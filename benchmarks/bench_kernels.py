@@ -10,7 +10,7 @@ import numpy as np
 
 import dmlcpu
 from dmlcpu import _core
-from dmlcpu._bench import measure
+from dmlcpu.bench._main import measure
 from dmlcpu._core import Plan
 
 ISAS = _core._config()["usable_isas"]

@@ -4,7 +4,7 @@
 """
 import sys
 
-from dmlcpu._bench import main
+from dmlcpu.bench._main import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import dmlcpu
-from dmlcpu import _bench_cases
+from dmlcpu.bench import _cases as _bench_cases
 
 from bench_ab import parse_size  # this script's folder is on the path when it runs
 

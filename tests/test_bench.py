@@ -9,8 +9,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from dmlcpu import _bench, _bench_report, _bench_run, _bench_timing
-from dmlcpu._bench_cases import Case
+from dmlcpu.bench import _main as _bench, _report as _bench_report, _run as _bench_run
+from dmlcpu.bench import _timing as _bench_timing
+from dmlcpu.bench._cases import Case
 
 TINY = ["--quick", "--threads", "1", "--budget", "0.01",
         "--filter", "SPLIT axis 1 into 4 int8 512K"]
@@ -163,6 +164,19 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     readme.write_text("intro\n%s\nold\n%s\ntail\n" % (_bench_report.BEGIN, _bench_report.END))
     _bench_report.replace_section(str(readme), text)
     assert readme.read_text() == "intro\n" + text + "tail\n"
+
+
+def test_markdown_links_are_relative_to_the_page_it_goes_into():
+    data = {"machine": {"cpu": "CPU", "cores": 2, "caches": [], "active_isa": "scalar",
+                        "python": "3", "numpy": "2", "dmlcpu": "0"},
+            "rows": [_row("JOIN", "float32", "8M", 1, "cold", dmlcpu=1.0, numpy=2.0)]}
+    full, plots = "benchmarks/results/bench.md", "benchmarks/results/plots"
+    at_root = _bench_report.markdown(data, plots, full)
+    assert "(benchmarks/results/bench.md)" in at_root
+    assert "![JOIN](benchmarks/results/plots/join.png)" in at_root
+    in_docs = _bench_report.markdown(data, plots, full, "docs")
+    assert "[`benchmarks/results/bench.md`](../benchmarks/results/bench.md)" in in_docs
+    assert "![JOIN](../benchmarks/results/plots/join.png)" in in_docs
 
 
 def test_large_buffers_sit_where_their_slot_says_and_huge_pages_fit_all_of_them():

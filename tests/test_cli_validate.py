@@ -9,10 +9,9 @@ import pytest
 
 import dmlcpu
 
-from dmlcpu._cli_validate import main
+from dmlcpu.cli.validate import EXAMPLES, main
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
 
 VALID_OUT = "SPLIT: accepted at feature levels 1_0 and later; accepted in extended mode\n"
 INVALID_OUT = """\
@@ -277,4 +276,41 @@ def test_an_oversized_sizes_list_is_settled_by_its_count(tmp_path, capsys):
         f"  TILE: InputTensor.DimensionCount is {n} but must be between 1 and 8 at feature "
         f"level 6_4",
         "TILE: rejected in extended mode too, where it breaks 1 rule(s):",
-        f"  TILE: InputTensor.DimensionCount is {n} but must be between 1 and 8 at extended mode"]
+        f"  TILE: InputTensor.DimensionCount is {n} but must be between 1 and 8 in extended mode"]
+
+
+# ---------------------------------------------------------------- the shipped examples
+
+def test_the_examples_ship_inside_the_package():
+    assert sorted(p.name for p in EXAMPLES.glob("*.json")) == [
+        "join_subrange.json", "split_invalid.json", "split_valid.json"]
+    assert EXAMPLES.parent == Path(dmlcpu.__file__).parent / "cli"
+
+
+def test_example_prints_the_shipped_file_and_it_validates_as_documented(capsys, tmp_path):
+    assert run_main(capsys, "--example", "split_invalid") == (
+        0, (EXAMPLES / "split_invalid.json").read_text(), "")
+    copy = tmp_path / "split_invalid.json"
+    result = run_cli("--example", "split_invalid")
+    assert result.returncode == 0
+    copy.write_text(result.stdout)
+    assert run_main(capsys, str(copy)) == (1, INVALID_OUT, "")
+
+
+def test_an_unknown_example_lists_the_known_ones(capsys):
+    status, out, err = run_main(capsys, "--example", "nope")
+    assert (status, out) == (2, "")
+    assert err == ("dmlcpu validate: no example 'nope'; the examples are join_subrange, "
+                   "split_invalid, split_valid\n")
+
+
+def test_neither_file_nor_example_is_a_usage_error(capsys):
+    status, out, err = run_main(capsys)
+    assert (status, out) == (2, "")
+    assert "a FILE (or --example NAME) is required" in err
+
+
+def test_help_names_the_examples(capsys):
+    status, out, _ = run_main(capsys, "--help")
+    assert status == 0
+    assert "--example NAME" in out and "split_invalid" in out and "join_subrange" in out

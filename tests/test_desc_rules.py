@@ -31,9 +31,9 @@ INVALID = [
      ["TILE: InputTensor.Sizes[1] is 0 but must be at least 1",
       "TILE: OutputTensor.Sizes[1] is 0 but must be at least 1"]),
     ("no-dims", Tile(T([]), T([]), []), None,
-     ["TILE: InputTensor.DimensionCount is 0 but must be between 1 and 8 at extended mode"]),
+     ["TILE: InputTensor.DimensionCount is 0 but must be between 1 and 8 in extended mode"]),
     ("nine-dims", Tile(T([1] * 9), T([1] * 9), [1] * 9), None,
-     ["TILE: InputTensor.DimensionCount is 9 but must be between 1 and 8 at extended mode"]),
+     ["TILE: InputTensor.DimensionCount is 9 but must be between 1 and 8 in extended mode"]),
     ("dims-differ", Tile(T([2, 2]), T([4]), [1, 2]), None,
      ["TILE: OutputTensor.DimensionCount is 1 but must equal InputTensor.DimensionCount (2)"]),
     ("size-33-bits-extended", Split(T([2**32]), [T([2**32])], 0), None,
@@ -90,7 +90,7 @@ INVALID = [
       "its own element (an output must not overlap itself)"]),
     ("unknown-type-name", Tile(T([2], "FLOAT128"), T([2], "FLOAT128"), [1]), None,
      ["TILE: InputTensor.DataType is 'FLOAT128' but must be one of FLOAT64, FLOAT32, FLOAT16, "
-      "INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 at extended mode"]),
+      "INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 in extended mode"]),
     ("unknown-type-value", Tile(T([2], 0), T([2], 0), [1]), "6_4",
      ["TILE: InputTensor.DataType is UNKNOWN but must be one of FLOAT32, FLOAT16, INT64, "
       "INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 at feature level 6_4"]),

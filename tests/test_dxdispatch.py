@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import dmlcpu as dml
+from dmlcpu.cli.validate import EXAMPLES
 
 DATA = Path(__file__).resolve().parent / "data" / "dxdispatch"
 
@@ -97,7 +98,7 @@ def test_slice1_negative_strides():
 
 
 def test_join_seed_example_with_sub_range_bindings():
-    results = dml.run_dxdispatch(DATA / "join_subrange.json", stdout=io.StringIO())
+    results = dml.run_dxdispatch(EXAMPLES / "join_subrange.json", stdout=io.StringIO())
     assert results["output"].tolist() == [1, 2, 3, 7, 8, 9, 10, 4, 5, 6, 11, 12, 13, 14]
     whole = results["inputs"]
     eager = dml.join([whole[:6].reshape(1, 1, 2, 3), whole[8:].reshape(1, 1, 2, 4)], axis=3)

@@ -9,8 +9,9 @@ import pytest
 
 import dmlcpu
 
-from dmlcpu._cli_dispatch import main
-from dmlcpu._dxdispatch_json import parse_model_text
+from dmlcpu.cli.dispatch import main
+from dmlcpu.cli.validate import EXAMPLES
+from dmlcpu.dxdispatch._json import parse_model_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "dxdispatch"
@@ -63,7 +64,7 @@ def test_subprocess_malformed_json_is_one_line():
 
 
 def test_readme_examples(capsys, monkeypatch):
-    assert cli(capsys, DATA / "join_subrange.json") == (
+    assert cli(capsys, EXAMPLES / "join_subrange.json") == (
         0, "Resource 'output': 1, 2, 3, 7, 8, 9, 10, 4, 5, 6, 11, 12, 13, 14\n", "")
     monkeypatch.chdir(DATA)
     assert cli(capsys, "refused.json") == (1, "", REFUSED_ERR.replace(REFUSED, "refused.json"))
@@ -139,7 +140,7 @@ def test_usage(capsys, tmp_path):
 
 
 def test_options(capsys, tmp_path):
-    model = (DATA / "join_subrange.json").read_text().replace(
+    model = (EXAMPLES / "join_subrange.json").read_text().replace(
         '"type": "print", "resource": "output"',
         '"type": "writeFile", "resource": "output", "targetPath": "o.bin"')
     path = write(tmp_path, model)
@@ -153,7 +154,7 @@ def test_options(capsys, tmp_path):
 
 
 def test_validate_reports_every_dispatchable(capsys, monkeypatch):
-    from dmlcpu._cli_validate import main as validate
+    from dmlcpu.cli.validate import main as validate
     monkeypatch.chdir(DATA)
     assert validate(["refused.json"]) == 1
     out, err = capsys.readouterr()
@@ -169,7 +170,7 @@ dispatchable 'tile': TILE: accepted at feature levels 1_0 and later; accepted in
 
 
 def test_validate_malformed_dispatchable_exits_2(capsys, tmp_path):
-    from dmlcpu._cli_validate import main as validate
+    from dmlcpu.cli.validate import main as validate
     path = write(tmp_path, '{"resources": {}, "commands": [], "dispatchables": {'
                            '"d": {"type": "TILE", "InputTensor": {"DataType": "FLOAT32", '
                            '"Sizes": [2]}}, "h": {"type": "hlsl"}}}')

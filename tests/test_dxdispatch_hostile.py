@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlcpu as dml
-from dmlcpu._dxdispatch import ModelError, ModelFileError
-from dmlcpu._dxdispatch_json import parse_model_text
+from dmlcpu.dxdispatch import ModelError, ModelFileError
+from dmlcpu.dxdispatch._json import parse_model_text
 
 from test_dxdispatch import dispatch, model, tensor, values, zeros
 

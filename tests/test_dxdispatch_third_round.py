@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import dmlcpu as dml
-from dmlcpu import _dxdispatch_model
-from dmlcpu._dxdispatch import ModelError, ModelFileError
-from dmlcpu._dxdispatch_json import parse_model_text
+from dmlcpu.dxdispatch import _model as _dxdispatch_model
+from dmlcpu import ModelError, ModelFileError
+from dmlcpu.dxdispatch._json import parse_model_text
 
 from test_dxdispatch import dispatch, model, tensor, values, zeros
 

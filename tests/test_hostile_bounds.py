@@ -59,8 +59,9 @@ def test_split_into_many_outputs_checks_each_pair_of_neighbours_only(monkeypatch
     assert got == outs and np.array_equal(np.concatenate(outs), x)
     assert not exact_checks  # side by side: no exact check, the sweep stops at each neighbour
     outs[7] = outs[3]
-    with pytest.raises(dml.InvalidArgumentError, match=r"OutputTensors\[3\] overlaps "
-                                                       r"OutputTensors\[7\]"):
+    with pytest.raises(dml.InvalidArgumentError,
+                       match=r"outputs\[3\] \(OutputTensors\[3\]\) overlaps "
+                             r"outputs\[7\] \(OutputTensors\[7\]\)"):
         dml.split(x, axis=0, output_axis_sizes=[1] * n, outputs=outs)
 
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import dmlcpu as dml
-from dmlcpu import _bench
-from dmlcpu._cli_validate import MAX_FILE_BYTES
+from dmlcpu.bench import _main as _bench
+from dmlcpu.cli.validate import MAX_FILE_BYTES
 
 from test_cli_validate import EXAMPLES, VALID_OUT, run_cli, run_main
 

@@ -84,7 +84,8 @@ def test_remembered_plans_into_caller_outputs_still_refuse_overlap():
     x[:] = np.arange(8)
     dml.tile(x, repeats=[1], out=out)               # remembered for this signature
     assert np.array_equal(out, x)
-    with pytest.raises(dml.InvalidArgumentError, match="OutputTensor overlaps InputTensor"):
+    with pytest.raises(dml.InvalidArgumentError,
+                       match=r"out \(OutputTensor\) overlaps input \(InputTensor\)"):
         dml.tile(base[4:12], repeats=[1], out=base[8:16])   # same signature, overlapping
     assert np.array_equal(base[8:16], np.zeros(8))           # nothing written
     # interleaved but disjoint: allowed, and right

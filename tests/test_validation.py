@@ -76,8 +76,8 @@ def test_feature_level_of_wrong_type():
 def test_data_type_not_supported_at_level_lists_supported_types():
     x = f32(1, 1, 6, 2).astype(np.float64)
     raises_exactly(lambda: dml.split(x, axis=2, output_axis_sizes=[6], feature_level="4_0"),
-                   "SPLIT: InputTensor.DataType is FLOAT64 but must be one of FLOAT32, FLOAT16, "
-                   "INT32, INT16, INT8, UINT32, UINT16, UINT8 at feature level 4_0")
+                   "SPLIT: input (InputTensor).DataType is FLOAT64 but must be one of FLOAT32, "
+                   "FLOAT16, INT32, INT16, INT8, UINT32, UINT16, UINT8 at feature level 4_0")
     # the first level where it appears
     assert dml.split(x, axis=2, output_axis_sizes=[6], feature_level="4_1")[0].dtype == np.float64
 
@@ -93,8 +93,9 @@ def test_int8_appears_at_2_1():
 def test_tile_never_takes_float64_in_strict_mode_but_extended_does():
     x = np.ones((1, 1, 1, 2))
     raises_match(lambda: dml.tile(x, repeats=[1, 1, 1, 2], feature_level="6_4"),
-                 r"^TILE: InputTensor.DataType is FLOAT64 but must be one of FLOAT32, FLOAT16, "
-                 r"INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 at feature level 6_4$")
+                 r"^TILE: input \(InputTensor\).DataType is FLOAT64 but must be one of FLOAT32, "
+                 r"FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 at feature "
+                 r"level 6_4$")
     assert dml.tile(x, repeats=[1, 1, 1, 2]).shape == (1, 1, 1, 4)
 
 
@@ -102,33 +103,33 @@ def test_tile_never_takes_float64_in_strict_mode_but_extended_does():
 def test_numpy_dtype_without_a_directml_type(dtype):
     x = np.zeros(4, dtype=dtype)
     error = raises_match(lambda: dml.tile(x, repeats=[2]),
-                         r"^TILE: InputTensor.DataType is NumPy .* but must be one of FLOAT64 "
-                         r"\(float64\), FLOAT32 \(float32\), FLOAT16 \(float16\), INT64")
-    assert "at extended mode" in str(error)
+                         r"^TILE: input \(InputTensor\).DataType is NumPy .* but must be one of "
+                         r"FLOAT64 \(float64\), FLOAT32 \(float32\), FLOAT16 \(float16\), INT64")
+    assert "in extended mode" in str(error)
 
 
 def test_data_types_must_match():
     a, b = f32(2, 3), np.zeros((2, 3), np.int32)
     raises_exactly(lambda: dml.join([a, b], axis=0),
-                   "JOIN: InputTensors[1].DataType is INT32 but must equal "
+                   "JOIN: inputs[1] (InputTensors[1]).DataType is INT32 but must equal "
                    "OutputTensor.DataType (FLOAT32)")
     out = sentinel_like((2, 3), np.int32)
     raises_exactly(lambda: dml.tile(a, repeats=[1, 1], out=out),
-                   "TILE: OutputTensor.DataType is INT32 but must equal InputTensor.DataType "
-                   "(FLOAT32)")
+                   "TILE: out (OutputTensor).DataType is INT32 but must equal input "
+                   "(InputTensor).DataType (FLOAT32)")
     assert untouched(out)
 
 
 @pytest.mark.parametrize("shape,level,rule", [
-    ((), None, "be between 1 and 8 at extended mode"),
-    ((1,) * 9, None, "be between 1 and 8 at extended mode"),
+    ((), None, "be between 1 and 8 in extended mode"),
+    ((1,) * 9, None, "be between 1 and 8 in extended mode"),
     ((1, 6, 2), "2_1", "be 4 at feature level 2_1"),
     ((1, 1, 1, 6, 2), "2_1", "be 4 at feature level 2_1"),
 ])
 def test_dimension_count_range(shape, level, rule):
     x = np.zeros(shape, np.float32)
     raises_exactly(lambda: dml.split(x, axis=0, output_axis_sizes=[1], feature_level=level),
-                   f"SPLIT: InputTensor.DimensionCount is {len(shape)} but must {rule}")
+                   f"SPLIT: input (InputTensor).DimensionCount is {len(shape)} but must {rule}")
 
 
 @pytest.mark.parametrize("op,ndim,level,ok", [
@@ -152,37 +153,38 @@ def test_dimension_count_boundaries(op, ndim, level, ok):
 
 def test_dimension_counts_must_match():
     raises_exactly(lambda: dml.join([f32(2, 3), f32(1, 2, 3)], axis=0),
-                   "JOIN: InputTensors[1].DimensionCount is 3 but must equal "
+                   "JOIN: inputs[1] (InputTensors[1]).DimensionCount is 3 but must equal "
                    "OutputTensor.DimensionCount (2)")
 
 
 def test_zero_sizes_refused_in_strict_mode_only():
     x = np.zeros((1, 1, 0, 2), np.float32)
     raises_exactly(lambda: dml.tile(x, repeats=[1, 1, 1, 1], feature_level="4_0"),
-                   "TILE: InputTensor.Sizes[2] is 0 but must be at least 1 (and 1 more: see "
-                   ".violations)")
+                   "TILE: input (InputTensor).Sizes[2] is 0 but must be at least 1 (and 1 more: "
+                   "see .violations)")
     assert dml.tile(x, repeats=[1, 1, 1, 3]).shape == (1, 1, 0, 6)
 
 
 def test_violations_lists_every_rule():
     error = raises_match(lambda: dml.join([f32(2, 3), f32(3, 3).astype(np.int32)], axis=1),
-                         r"^JOIN: InputTensors\[1\].DataType is INT32")
+                         r"^JOIN: inputs\[1\] \(InputTensors\[1\]\).DataType is INT32")
     assert error.violations == [
-        "JOIN: InputTensors[1].DataType is INT32 but must equal OutputTensor.DataType (FLOAT32)",
-        "JOIN: InputTensors[1].Sizes[0] is 3 but must equal OutputTensor.Sizes[0] (2); only "
-        "Axis 1 may differ",
+        "JOIN: inputs[1] (InputTensors[1]).DataType is INT32 but must equal OutputTensor.DataType "
+        "(FLOAT32)",
+        "JOIN: inputs[1] (InputTensors[1]).Sizes[0] is 3 but must equal OutputTensor.Sizes[0] (2); "
+        "only Axis 1 may differ",
     ]
 
 
 def test_32_bit_limits_in_strict_mode():
     big = np.broadcast_to(np.zeros(1, np.float32), (2**32,))
     raises_exactly(lambda: dml.slice(big, offsets=[0], sizes=[1], feature_level="6_4"),
-                   f"SLICE: InputTensor.Sizes[0] is {2**32} but must fit in 32 bits "
-                   f"(at most {2**32 - 1})")
+                   f"SLICE: input (InputTensor).Sizes[0] is {2**32} but must fit in 32 bits (at "
+                   f"most {2**32 - 1})")
     many = np.broadcast_to(np.zeros(1, np.float32), (2**16, 2**16 + 1))
     raises_exactly(lambda: dml.slice(many, offsets=[0, 0], sizes=[1, 1], feature_level="6_4"),
-                   f"SLICE: InputTensor element count is {2**16 * (2**16 + 1)} but must be at "
-                   f"most {2**32 - 1} (2^32 - 1)")
+                   f"SLICE: input (InputTensor) element count is {2**16 * (2**16 + 1)} but must be "
+                   f"at most {2**32 - 1} (2^32 - 1)")
     # extended mode takes 64-bit sizes
     assert dml.slice(big, offsets=[2**32 - 2], sizes=[2]).shape == (2,)
 
@@ -192,7 +194,8 @@ def test_32_bit_limits_in_strict_mode():
 @pytest.mark.parametrize("bad", [[1.0, 2.0], None, object(), "abc", 3])
 def test_input_that_is_not_an_array_is_a_type_error(bad):
     raises_match(lambda: dml.tile(bad, repeats=[1]),
-                 "InputTensor must be an array, a buffer or a __dlpack__ object", TypeError)
+                 r"input \(InputTensor\) must be an array, a buffer or a __dlpack__ "
+                 r"object", TypeError)
 
 
 @pytest.mark.parametrize("axis", [1.0, "1", None, True])
@@ -237,16 +240,16 @@ def test_counts_at_least_one():
 
 def test_split_sizes_must_add_up():
     raises_exactly(lambda: dml.split(f32(1, 1, 6, 2), axis=2, output_axis_sizes=[2, 1, 2]),
-                   "SPLIT: the sum of OutputTensors[*].Sizes[2] is 5 but must equal "
-                   "InputTensor.Sizes[2] (6)")
+                   "SPLIT: the sum of OutputTensors[*].Sizes[2] is 5 but must equal input "
+                   "(InputTensor).Sizes[2] (6)")
 
 
 def test_split_outputs_must_match_but_along_axis():
     outs = [sentinel_like((1, 1, 3, 2)), sentinel_like((1, 1, 3, 5))]
     raises_exactly(lambda: dml.split(f32(1, 1, 6, 2), axis=2, output_axis_sizes=[3, 3],
                                      outputs=outs),
-                   "SPLIT: OutputTensors[1].Sizes[3] is 5 but must equal InputTensor.Sizes[3] "
-                   "(2); only Axis 2 may differ")
+                   "SPLIT: outputs[1] (OutputTensors[1]).Sizes[3] is 5 but must equal input "
+                   "(InputTensor).Sizes[3] (2); only Axis 2 may differ")
     assert all(untouched(o) for o in outs)
 
 
@@ -254,7 +257,8 @@ def test_split_output_axis_sizes_must_describe_outputs():
     outs = [sentinel_like((1, 1, 2, 2)), sentinel_like((1, 1, 4, 2))]
     raises_exactly(lambda: dml.split(f32(1, 1, 6, 2), axis=2, output_axis_sizes=[3, 3],
                                      outputs=outs),
-                   "SPLIT: OutputTensors[0].Sizes[2] is 2 but must equal output_axis_sizes[0] (3)")
+                   "SPLIT: outputs[0] (OutputTensors[0]).Sizes[2] is 2 but must equal "
+                   "output_axis_sizes[0] (3)")
     raises_match(lambda: dml.split(f32(1, 1, 6, 2), axis=2, output_axis_sizes=[6],
                                    outputs=outs),
                  "output_axis_sizes has 1 entries but outputs has 2")
@@ -264,11 +268,11 @@ def test_split_output_axis_sizes_must_describe_outputs():
 def test_join_inputs_must_match_and_add_up():
     out = sentinel_like((2, 7))
     raises_exactly(lambda: dml.join([f32(2, 3), f32(2, 3)], axis=1, out=out),
-                   "JOIN: the sum of InputTensors[*].Sizes[1] is 6 but must equal "
-                   "OutputTensor.Sizes[1] (7)")
+                   "JOIN: the sum of inputs[*] (InputTensors[*]).Sizes[1] is 6 but must equal out "
+                   "(OutputTensor).Sizes[1] (7)")
     raises_exactly(lambda: dml.join([f32(2, 3), f32(3, 4)], axis=1, out=out),
-                   "JOIN: InputTensors[1].Sizes[0] is 3 but must equal OutputTensor.Sizes[0] (2); "
-                   "only Axis 1 may differ")
+                   "JOIN: inputs[1] (InputTensors[1]).Sizes[0] is 3 but must equal out "
+                   "(OutputTensor).Sizes[0] (2); only Axis 1 may differ")
     assert untouched(out)
 
 
@@ -287,21 +291,21 @@ def test_slice_uint_fields_are_not_negative():
 def test_slice_sizes_equal_output_sizes():
     out = sentinel_like((2, 3))
     raises_exactly(lambda: dml.slice(f32(4, 4), offsets=[0, 0], sizes=[2, 2], out=out),
-                   "SLICE: Sizes[1] is 2 but must equal OutputTensor.Sizes[1] (3)")
+                   "SLICE: Sizes[1] is 2 but must equal out (OutputTensor).Sizes[1] (3)")
     assert untouched(out)
 
 
 def test_slice_reads_in_bounds():
     raises_exactly(lambda: dml.slice(f32(4, 4), offsets=[0, 1], sizes=[2, 2], strides=[1, 3]),
                    "SLICE: Offsets[1] + Strides[1] * (Sizes[1] - 1) is 1 + 3 * 1 = 4 but must be "
-                   "less than InputTensor.Sizes[1] (4)")
+                   "less than input (InputTensor).Sizes[1] (4)")
     # the largest window that fits
     assert dml.slice(f32(4, 4), offsets=[0, 0], sizes=[4, 2], strides=[1, 3]).shape == (4, 2)
 
 
 def test_slice_empty_output_offset_bound():
     raises_exactly(lambda: dml.slice(f32(4, 4), offsets=[0, 5], sizes=[2, 0]),
-                   "SLICE: Offsets[1] is 5 but must be at most InputTensor.Sizes[1] (4)")
+                   "SLICE: Offsets[1] is 5 but must be at most input (InputTensor).Sizes[1] (4)")
 
 
 def test_slice_fields_fit_32_bits_in_strict_mode():
@@ -326,7 +330,7 @@ def test_slice1_stride_never_zero():
 def test_slice1_window_inside_input():
     raises_exactly(lambda: s1(f32(4, 4), [0, 3], [2, 2]),
                    "SLICE1: InputWindowOffsets[1] + InputWindowSizes[1] is 3 + 2 but must be at "
-                   "most InputTensor.Sizes[1] (4)")
+                   "most input (InputTensor).Sizes[1] (4)")
 
 
 def test_slice1_window_never_empty_in_strict_mode():
@@ -339,7 +343,7 @@ def test_slice1_window_never_empty_in_strict_mode():
 def test_slice1_output_size_bounds():
     out = sentinel_like((3, 2))
     raises_exactly(lambda: s1(f32(4, 4), [0, 0], [4, 4], [2, 2], out=out),
-                   "SLICE1: OutputTensor.Sizes[0] is 3 but must be between 1 and 1 + "
+                   "SLICE1: out (OutputTensor).Sizes[0] is 3 but must be between 1 and 1 + "
                    "(InputWindowSizes[0] - 1) // |InputWindowStrides[0]| (2)")
     assert untouched(out)
     # fewer elements than the window holds is allowed
@@ -350,15 +354,16 @@ def test_slice1_output_size_bounds():
 def test_slice1_output_sizes_must_describe_out():
     out = sentinel_like((2, 2))
     raises_exactly(lambda: s1(f32(4, 4), [0, 0], [4, 4], output_sizes=[2, 3], out=out),
-                   "SLICE1: OutputTensor.Sizes is [2, 2] but must equal output_sizes ([2, 3])")
+                   "SLICE1: out (OutputTensor).Sizes is [2, 2] but must equal output_sizes ([2, "
+                   "3])")
     assert untouched(out)
 
 
 def test_slice1_strides_fit_int32_in_strict_mode():
     raises_exactly(lambda: s1(f32(1, 1, 4, 4), [0] * 4, [1, 1, 4, 4], [1, 1, 1, -2**31 - 1],
                               output_sizes=[1, 1, 4, 1], feature_level="4_0"),
-                   f"SLICE1: InputWindowStrides[3] is {-2**31 - 1} but must fit in 32 bits "
-                   f"(an INT)")
+                   f"SLICE1: InputWindowStrides[3] is {-2**31 - 1} but must fit in 32 bits (an "
+                   f"INT)")
 
 
 # ---------------------------------------------------------------- TILE and the scans
@@ -373,16 +378,16 @@ def test_tile_repeats():
 def test_tile_output_sizes():
     out = sentinel_like((2, 5))
     raises_exactly(lambda: dml.tile(f32(2, 2), repeats=[1, 2], out=out),
-                   "TILE: OutputTensor.Sizes[1] is 5 but must equal InputTensor.Sizes[1] * "
-                   "Repeats[1] (2 * 2 = 4)")
+                   "TILE: out (OutputTensor).Sizes[1] is 5 but must equal input "
+                   "(InputTensor).Sizes[1] * Repeats[1] (2 * 2 = 4)")
     assert untouched(out)
 
 
 def test_scan_output_sizes():
     out = sentinel_like((2, 3))
     raises_exactly(lambda: dml.cumulative_summation(f32(3, 2), axis=0, out=out),
-                   "CUMULATIVE_SUMMATION: OutputTensor.Sizes[0] is 2 but must equal "
-                   "InputTensor.Sizes[0] (3) (and 1 more: see .violations)")
+                   "CUMULATIVE_SUMMATION: out (OutputTensor).Sizes[0] is 2 but must equal input "
+                   "(InputTensor).Sizes[0] (3) (and 1 more: see .violations)")
     assert untouched(out)
 
 
@@ -392,7 +397,7 @@ def test_read_only_output():
     out = np.zeros((2, 2), np.float32)
     out.flags.writeable = False
     raises_exactly(lambda: dml.tile(f32(2, 2), repeats=[1, 1], out=out),
-                   "OutputTensor is read-only but must be writable")
+                   "out (OutputTensor) is read-only but must be writable")
     raises_match(lambda: dml.tile(f32(2, 2), repeats=[1, 1], out=bytes(16)),
                  "read-only")
 
@@ -401,8 +406,8 @@ def test_output_overlapping_input():
     base = np.zeros(16, np.float32)
     x = base[:8]
     raises_exactly(lambda: dml.tile(x, repeats=[1], out=base[4:12]),
-                   "TILE: OutputTensor overlaps InputTensor in memory; an output must not "
-                   "overlap an input")
+                   "TILE: out (OutputTensor) overlaps input (InputTensor) in memory; an output "
+                   "must not overlap an input")
     # interleaved but disjoint views are fine
     dml.tile(base[0::2], repeats=[1], out=base[1::2])
 
@@ -411,8 +416,8 @@ def test_output_overlapping_itself():
     base = sentinel_like(8)
     out = np.lib.stride_tricks.as_strided(base, shape=(2, 4), strides=(4, 4), writeable=True)
     raises_match(lambda: dml.tile(f32(2, 4), repeats=[1, 1], out=out),
-                 r"^TILE: OutputTensor has strides \(4, 4\) that map two coordinates to the same "
-                 r"element; outputs must not overlap themselves$")
+                 r"^TILE: out \(OutputTensor\) has strides \(4, 4\) that map two coordinates to "
+                 r"the same element; outputs must not overlap themselves$")
     assert untouched(base)
 
 
@@ -421,8 +426,8 @@ def test_outputs_overlapping_each_other():
     outs = [base[:, :, 0:3], base[:, :, 2:5]]
     raises_exactly(lambda: dml.split(f32(1, 1, 6, 2), axis=2, output_axis_sizes=[3, 3],
                                      outputs=outs),
-                   "SPLIT: OutputTensors[0] overlaps OutputTensors[1] in memory; outputs must not "
-                   "overlap each other")
+                   "SPLIT: outputs[0] (OutputTensors[0]) overlaps outputs[1] (OutputTensors[1]) in "
+                   "memory; outputs must not overlap each other")
     assert untouched(base)
 
 
@@ -430,13 +435,14 @@ def test_join_output_overlapping_an_input():
     base = sentinel_like(12)
     a = base[:3]
     raises_exactly(lambda: dml.join([f32(3), a], axis=0, out=base[:6]),
-                   "JOIN: OutputTensor overlaps InputTensors[1] in memory; an output must not "
-                   "overlap an input")
+                   "JOIN: out (OutputTensor) overlaps inputs[1] (InputTensors[1]) in memory; an "
+                   "output must not overlap an input")
 
 
 def test_scan_overlap_other_than_in_place_is_refused():
     base = f32(8)
     raises_exactly(lambda: dml.cumulative_summation(base[:6], axis=0, out=base[2:]),
-                   "CUMULATIVE_SUMMATION: OutputTensor overlaps InputTensor in memory; an output "
-                   "must not overlap an input except as the identical view (in place)")
+                   "CUMULATIVE_SUMMATION: out (OutputTensor) overlaps input (InputTensor) in "
+                   "memory; an output must not overlap an input except as the identical view (in "
+                   "place)")
     assert base.tolist() == list(range(8))

@@ -60,8 +60,9 @@ run_tests() {  # $1 = wheel, $2 = label
   local venv="$work/venv-$2"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "$1[test]"
-  mkdir -p "$work/project-$2"  # the tests and the example files they read, not the package
-  cp -r "$root/tests" "$root/examples" "$work/project-$2/"
+  mkdir -p "$work/project-$2"  # the tests and the pages tests/test_docs.py reads, not the package
+  cp -r "$root/tests" "$root/docs" "$root/benchmarks" "$root/README.md" "$root/CONTRIBUTING.md" \
+        "$root/CHANGELOG.md" "$root/LICENSE" "$work/project-$2/"
   cd "$work"  # outside the repository: the installed wheel is what gets imported
   "$venv/bin/python" -c "import dmlcpu, sys; assert '$root' not in dmlcpu.__file__; print(dmlcpu.__file__)"
   if [ "$mode" = "--all-isas" ]; then

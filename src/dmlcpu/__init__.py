@@ -7,8 +7,7 @@ from ._desc import (CompiledOperator, CumulativeProductOperatorDesc,
                     CumulativeSummationOperatorDesc, JoinOperatorDesc, Slice1OperatorDesc,
                     SliceOperatorDesc, SplitOperatorDesc, TensorDesc, TileOperatorDesc,
                     calc_buffer_tensor_size, compile_operator)
-from ._dxdispatch import run_dxdispatch
-from ._errors import CoreError, DmlcpuError, InvalidArgumentError
+from ._errors import CoreError, DmlcpuError, InvalidArgumentError, ModelError, ModelFileError
 from ._ops import (cumulative_product, cumulative_summation, join, slice, slice1, split, tile)
 from ._support import support_table
 from ._types import AxisDirection, FeatureLevel, TensorDataType
@@ -17,6 +16,7 @@ from ._core import get_num_threads, set_num_threads, show_config
 
 __all__ = [
     "AxisDirection", "CoreError", "DmlcpuError", "FeatureLevel", "InvalidArgumentError",
+    "ModelError", "ModelFileError",
     "TensorDataType", "__version__", "cumulative_product", "cumulative_summation",
     "get_num_threads", "join", "set_num_threads", "show_config", "slice", "slice1", "split",
     "support_table", "tile",
@@ -24,5 +24,14 @@ __all__ = [
     "CompiledOperator", "CumulativeProductOperatorDesc", "CumulativeSummationOperatorDesc",
     "JoinOperatorDesc", "Slice1OperatorDesc", "SliceOperatorDesc", "SplitOperatorDesc",
     "TensorDesc", "TileOperatorDesc", "calc_buffer_tensor_size", "compile_operator",
-    "run_dxdispatch",  # DirectML's DxDispatch JSON models (dmlcpu._dxdispatch)
+    "run_dxdispatch",  # DirectML's DxDispatch JSON models (dmlcpu.dxdispatch), loaded on first use
 ]
+
+
+def __getattr__(name):
+    """``dmlcpu.run_dxdispatch`` imports the DxDispatch runner when first named, so that
+    ``import dmlcpu`` loads only the library."""
+    if name == "run_dxdispatch":
+        from .dxdispatch import run_dxdispatch
+        return run_dxdispatch
+    raise AttributeError(f"module 'dmlcpu' has no attribute {name!r}")

@@ -7,10 +7,10 @@ import importlib
 import sys
 
 COMMANDS = {
-    "bench": ("dmlcpu._bench", "time every operator beside NumPy, PyTorch, ONNX Runtime, memcpy"),
-    "dispatch": ("dmlcpu._cli_dispatch", "run a DirectML DxDispatch JSON model on the CPU"),
+    "bench": ("dmlcpu.bench._main", "time every operator beside NumPy, PyTorch, ONNX Runtime, memcpy"),
+    "dispatch": ("dmlcpu.cli.dispatch", "run a DirectML DxDispatch JSON model on the CPU"),
     "info": ("dmlcpu._info", "print the CPU features, compiled ISAs and chosen kernels"),
-    "validate": ("dmlcpu._cli_validate", "say whether DirectML would accept an operator (JSON)"),
+    "validate": ("dmlcpu.cli.validate", "say whether DirectML would accept an operator (JSON)"),
 }
 
 

@@ -5,7 +5,7 @@ from ._errors import InvalidArgumentError
 from ._self_overlap import SELF_OVERLAP_MAX_WORK, self_overlap
 from ._support import supported_data_types
 from ._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES
-from ._validate import level_name
+from ._validate import at_level
 
 try:  # NumPy >= 2.0
     from numpy.lib.array_utils import byte_bounds
@@ -103,8 +103,8 @@ def data_type_of(dtype, op, field, level):
         names = ", ".join(f"{t.name} ({NUMPY_DTYPES[t].name})"
                           for t in supported_data_types(op, level))
         raise InvalidArgumentError(f"{op}: {field}.DataType is NumPy {dtype.str} "
-                                   f"({dtype}) but must be one of {names} at "
-                                   f"{level_name(level)}")
+                                   f"({dtype}) but must be one of {names} "
+                                   f"{at_level(level)}")
     return data_type
 
 

@@ -1,5 +1,5 @@
 """Type stubs for dmlcpu._core, the Cython boundary (see _core.pyx)."""
-from typing import Any, NamedTuple, Sequence, TextIO
+from typing import Any, Callable, NamedTuple, Sequence, TextIO
 
 from typing_extensions import Buffer
 
@@ -61,7 +61,8 @@ class Remembered:
                  in_place: bool, key_bytes: int) -> None: ...
 
 MISS: object
-def _install_eager(ops: Any, cache: dict[Key, Remembered]) -> None: ...
+def register_full_path(full_path: Callable[..., Any], as_sequence: Callable[..., tuple[Any, ...]],
+                       cache: dict[Key, Remembered]) -> None: ...
 def field_snapshot(fields: Sequence[Any]) -> tuple[Any, ...] | None: ...
 def makes_outputs_by_c_api() -> bool: ...
 

@@ -16,7 +16,7 @@ from ._buffer_rules import check_buffer_tensor, check_output_self_overlap, min_b
 from ._core import Binding
 from ._errors import InvalidArgumentError
 from ._types import ELEMENT_SIZES, AxisDirection, TensorDataType
-from ._validate import (Violations, as_int, as_int_list, level_name, parse_feature_level,
+from ._validate import (Violations, as_int, as_int_list, at_level, parse_feature_level,
                         raise_violations, show)
 
 _DATA_TYPE_PREFIX = "DML_TENSOR_DATA_TYPE_"
@@ -289,7 +289,7 @@ class CompiledOperator(Binding):
                         [field for field, _, _ in named], desc.OPERATOR, in_place)
 
     def __repr__(self):
-        return (f"<CompiledOperator {self.desc.OPERATOR} at {level_name(self.feature_level)}: "
+        return (f"<CompiledOperator {self.desc.OPERATOR} {at_level(self.feature_level)}: "
                 f"{self.input_count} input(s) of {list(self.input_sizes)} bytes, "
                 f"{self.output_count} output(s) of {list(self.output_sizes)} bytes; "
                 f"{self.desc!r}>")

@@ -19,3 +19,20 @@ class InvalidArgumentError(DmlcpuError, ValueError):
 
 class CoreError(DmlcpuError, RuntimeError):
     """The C core refused a plan that validation had accepted: a bug in dmlcpu, please report it."""
+
+
+class ModelError(DmlcpuError, ValueError):
+    """A DxDispatch model (``run_dxdispatch``, ``python -m dmlcpu dispatch``) is refused
+    (command-line exit status 1). ``errors`` lists every problem found, each as "where: what";
+    the message shows the first. (Empty only internally: a reference to a part of the model
+    whose own problems are already listed.)"""
+
+    def __init__(self, errors):
+        errors = [errors] if isinstance(errors, str) else list(errors)
+        more = f" (and {len(errors) - 1} more: see .errors)" if len(errors) > 1 else ""
+        super().__init__((errors[0] if errors else "") + more)
+        self.errors = errors
+
+
+class ModelFileError(DmlcpuError, ValueError):
+    """A file cannot be read as a DxDispatch JSON model (command-line exit status 2)."""

@@ -17,7 +17,7 @@ straight from Cython (``_core``'s remembered_call). What a key cannot tell, wher
 outputs lie in memory, is checked on every call: a remembered plan runs into caller outputs only
 if their bytes meet no other operand's; otherwise the full path's exact overlap check decides.
 """
-import sys
+import re
 import threading
 from collections import namedtuple
 from collections.abc import Mapping, Set
@@ -271,6 +271,39 @@ _CUMULATIVE = {op: _cumulative_spec(op, field, name) for op, field, name in (
 _SPECS = {"SPLIT": _SPLIT, "JOIN": _JOIN, "SLICE": _SLICE, "SLICE1": _SLICE1, "TILE": _TILE,
           **_CUMULATIVE}
 
-_core._install_eager(sys.modules[__name__], _CACHE)
+
+def _full_path(op, raw, inputs, outputs, feature_level):
+    """What _core's seven functions call when no remembered plan serves (``_full`` is looked
+    up here on each call, so tests can replace it). Errors name the caller's arguments."""
+    try:
+        return _full(op, raw, inputs, outputs, feature_level, _SPECS[op])
+    except (InvalidArgumentError, TypeError) as error:
+        _name_arguments(error, outputs is not None)
+        raise
+
+
+# The rules speak DirectML's tensor fields; an eager call's caller passed arguments, so its
+# errors name those first: "outputs[1] (OutputTensors[1]).Sizes[3] is 3 but must equal ...".
+# Outputs the call makes itself keep DirectML's name alone: the caller passed nothing to name.
+_ARGUMENT_OF = {"InputTensor": "input", "InputTensors": "inputs", "OutputTensor": "out",
+                "OutputTensors": "outputs"}
+_INPUT_FIELD = re.compile(r"\b(InputTensors?)(\[(?:\d+|\*)\])?")
+_TENSOR_FIELD = re.compile(r"\b(InputTensors?|OutputTensors?)(\[(?:\d+|\*)\])?")
+
+
+def _name_arguments(error, outputs_given):
+    """Renames, in place, each tensor field in the error's message (and violations) that the
+    caller passed as an argument: the inputs, and the outputs when ``outputs_given``."""
+    fields = _TENSOR_FIELD if outputs_given else _INPUT_FIELD
+
+    def rename(text):
+        return fields.sub(lambda m: f"{_ARGUMENT_OF[m[1]]}{m[2] or ''} ({m[0]})", text)
+    if len(error.args) == 1 and isinstance(error.args[0], str):
+        error.args = (rename(error.args[0]),)
+    if isinstance(error, InvalidArgumentError):
+        error.violations = [rename(v) for v in error.violations]
+
+
+_core.register_full_path(_full_path, _sequence, _CACHE)
 from ._core import (cumulative_product, cumulative_summation, join, slice,  # noqa: E402
                     slice1, split, tile)

@@ -1,32 +1,35 @@
 # Included by _core.pyx. The eager API's seven functions (docs/semantics.md), here rather than
 # in dmlcpu._ops so that a call a remembered plan serves runs no Python frame: the keyword call
-# lands in C, is keyed, looked up and run (_eager.pxi). Every other call goes to _ops._full,
-# which validates, plans, runs and remembers; _ops installs itself here at import.
+# lands in C, is keyed, looked up and run (_eager.pxi). Every other call goes to the full path
+# that dmlcpu._ops registers at import (validate, plan, run, remember): the boundary knows that
+# path only as a function it was given, never the module, so imports run one way (_ops -> _core).
 from cpython.sequence cimport PySequence_Fast_ITEMS
 
 from ._types import AxisDirection
 
-cdef dict EAGER_CACHE = None   # _ops._CACHE: remembered plans by Key
-cdef object OPS = None         # the dmlcpu._ops module: _full, _SPECS, _sequence
+cdef dict EAGER_CACHE = None    # the plans the full path remembers, by Key
+cdef object FULL_PATH = None    # full_path(op, fields, inputs, outputs, feature_level)
+cdef object AS_SEQUENCE = None  # as_sequence(values, field[, refused types]) -> tuple
 
 
-def _install_eager(ops, dict cache):
-    """Called once by dmlcpu._ops: the full path and the plan cache every eager call uses."""
-    global OPS, EAGER_CACHE
-    OPS, EAGER_CACHE = ops, cache
+def register_full_path(full_path, as_sequence, dict cache):
+    """Called once by dmlcpu._ops: the full path every eager call falls back to, the
+    conversion of any other sequence of arrays, and the plan cache both share."""
+    global FULL_PATH, AS_SEQUENCE, EAGER_CACHE
+    FULL_PATH, AS_SEQUENCE, EAGER_CACHE = full_path, as_sequence, cache
 
 
 cdef object eager_call(str op, PyObject **fields, Py_ssize_t n_fields, PyObject **inputs,
                        Py_ssize_t n_inputs, tuple outputs, feature_level):
     """From a remembered plan when one serves the call (extended mode only), else the full
-    path (looked up on the module each time, so tests can replace it). The fields and inputs
-    are the caller's arguments, borrowed: a tuple each would cost more than a tiny copy."""
+    path. The fields and inputs are the caller's arguments, borrowed: a tuple each would cost
+    more than a tiny copy."""
     if feature_level is None:
         done = remembered_call(EAGER_CACHE, op, fields, n_fields, inputs, n_inputs, outputs)
         if done is not MISS:
             return done
-    return OPS._full(op, tuple_of(fields, n_fields), tuple_of(inputs, n_inputs), outputs,
-                     feature_level, OPS._SPECS[op])
+    return FULL_PATH(op, tuple_of(fields, n_fields), tuple_of(inputs, n_inputs), outputs,
+                     feature_level)
 
 
 cdef object one_input(str op, input, Py_ssize_t n_fields, f0, f1, f2, f3, tuple outputs,
@@ -42,12 +45,13 @@ cdef object one_input(str op, input, Py_ssize_t n_fields, f0, f1, f2, f3, tuple 
 
 cdef tuple sequence_of(values, str field, bint ndarray_ok):
     """A sequence of arrays as a tuple, read once; lists and tuples directly, anything else
-    through _ops._sequence (which refuses strings, and ndarrays unless ndarray_ok)."""
+    through the registered as_sequence (which refuses strings, and ndarrays unless
+    ndarray_ok)."""
     if type(values) is list or type(values) is tuple:
         return tuple(values)
     if ndarray_ok:
-        return OPS._sequence(values, field, (str, bytes))
-    return OPS._sequence(values, field)
+        return AS_SEQUENCE(values, field, (str, bytes))
+    return AS_SEQUENCE(values, field)
 
 
 def split(input, *, axis, output_axis_sizes, outputs=None, feature_level=None):

@@ -4,7 +4,7 @@ A record names the operator, its descriptor class, and its fields in DirectML's 
 DirectML's and Python's names, kinds and tensor roles; it points at the operator's validator
 (``_validate``: returns the rules a call breaks, never raises) and planner (``_plan``), and says
 whether the output may be the input itself. From the records come the descriptor classes and
-their dispatch (``_desc``), the JSON schema of ``python -m dmlcpu validate`` (``_cli_validate``)
+their dispatch (``_desc``), the JSON schema of ``python -m dmlcpu validate`` (``cli.validate``)
 and the eager API's argument handling. Adding an operator is one record, one validator and one
 planner. See docs/semantics.md for what each operator does.
 """

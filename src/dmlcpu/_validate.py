@@ -57,8 +57,9 @@ def parse_feature_level(value):
                                f"use one of {known} (or None for extended mode)")
 
 
-def level_name(level):
-    return "extended mode" if level is None else f"feature level {level.label}"
+def at_level(level):
+    """'in extended mode' or 'at feature level 6_4', for the end of a rule."""
+    return "in extended mode" if level is None else f"at feature level {level.label}"
 
 
 def as_int(value, field):
@@ -155,7 +156,7 @@ def check_tensors(v, named_tensors, level, allow_empty):
         if field == ref_field:
             if data_type not in supported:
                 v.add(f"{field}.DataType", _type_name(data_type),
-                      f"be one of {', '.join(t.name for t in supported)} at {level_name(level)}")
+                      f"be one of {', '.join(t.name for t in supported)} {at_level(level)}")
         elif data_type != ref.data_type:
             v.add(f"{field}.DataType", _type_name(data_type),
                   f"equal {ref_field}.DataType ({_type_name(ref.data_type)})")
@@ -164,7 +165,7 @@ def check_tensors(v, named_tensors, level, allow_empty):
         if field == ref_field:
             if not low <= ndim <= high:
                 rule = f"be {low}" if low == high else f"be between {low} and {high}"
-                v.add(f"{field}.DimensionCount", ndim, f"{rule} at {level_name(level)}")
+                v.add(f"{field}.DimensionCount", ndim, f"{rule} {at_level(level)}")
                 ok = False
         elif ndim != len(ref.sizes):
             v.add(f"{field}.DimensionCount", ndim,

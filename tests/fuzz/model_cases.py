@@ -24,7 +24,7 @@ import tracemalloc
 import numpy as np
 
 from dmlcpu import run_dxdispatch
-from dmlcpu._dxdispatch import ModelError, ModelFileError
+from dmlcpu import ModelError, ModelFileError
 
 MAX_BYTES = 1 << 20          # the run's bound
 ALLOWANCE = 3 << 20          # what else a run may trace: the parsed model, a block of text

@@ -29,6 +29,7 @@ except ImportError as error:  # (tests: a subprocess without dask)
 
 from .. import _ops
 from .._arrays import as_array, data_type_of, masked_array_message
+from .._errors import InvalidArgumentError
 from .._types import AxisDirection
 from .._validate import Tensor, parse_feature_level
 from . import _graphs
@@ -71,17 +72,21 @@ def _as_dask(obj, field):
 def _checked(op, raw, inputs, feature_level):
     """The eager API's reading and validation of a call, in its order, from shapes and dtypes:
     (the dask inputs, the fields as read, the output Tensors, the planner's arguments)."""
-    spec = _SPECS[op]
-    level = parse_feature_level(feature_level)
-    fields = spec.fields(raw)
-    arrays, ins = [], []
-    for k, obj in enumerate(inputs):
-        field = f"{spec.input_field}[{k}]" if spec.many_inputs else spec.input_field
-        x = _as_dask(obj, field)
-        arrays.append(x)
-        ins.append(_Input(Tensor(data_type_of(x.dtype, op, field, level),
-                                 tuple(int(size) for size in x.shape))))
-    touts, args = spec.prepare(fields, ins, None, level)
+    try:
+        spec = _SPECS[op]
+        level = parse_feature_level(feature_level)
+        fields = spec.fields(raw)
+        arrays, ins = [], []
+        for k, obj in enumerate(inputs):
+            field = f"{spec.input_field}[{k}]" if spec.many_inputs else spec.input_field
+            x = _as_dask(obj, field)
+            arrays.append(x)
+            ins.append(_Input(Tensor(data_type_of(x.dtype, op, field, level),
+                                     tuple(int(size) for size in x.shape))))
+        touts, args = spec.prepare(fields, ins, None, level)
+    except (InvalidArgumentError, TypeError) as error:
+        _ops._name_arguments(error, False)  # the eager API's message: the inputs named
+        raise
     return arrays, fields, touts, args
 
 

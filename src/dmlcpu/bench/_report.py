@@ -4,9 +4,9 @@ without being re-run."""
 import os
 import re
 
-from ._bench_peers import PEER_LABELS
-from ._bench_cases import SIZES
-from ._bench_run import SLOW_FACTOR, SLOW_SECONDS
+from ._peers import PEER_LABELS
+from ._cases import SIZES
+from ._run import SLOW_FACTOR, SLOW_SECONDS
 
 RIVALS = ("numpy", "torch", "ort")
 COLORS = {"dmlcpu": "C0", "memcpy": "C7", "numpy": "C2", "torch": "C3", "ort": "C4"}
@@ -19,7 +19,7 @@ def gbs(row, peer):
 
 def relative(row, peer):
     """The peer's time / dmlcpu's: paired round by round where the run recorded it (see
-    _bench_timing.paired), else the ratio of the medians (runs saved before pairing)."""
+    _timing.paired), else the ratio of the medians (runs saved before pairing)."""
     if "paired" in row:
         return row["paired"][peer]
     return row["seconds"][peer] / row["seconds"]["dmlcpu"]
@@ -133,7 +133,12 @@ def cold_order(note):
     return text
 
 
-def markdown(data, plot_dir=None, full_table_path=None):
+def markdown(data, plot_dir=None, full_table_path=None, link_from="."):
+    """The Markdown section of a run; its links to the full table and the plots are relative to
+    the folder ``link_from`` (the page the section goes into)."""
+    def link(path):
+        return os.path.relpath(path, link_from).replace(os.sep, "/")
+
     rows = [r for r in data["rows"] if "dmlcpu" in r["seconds"]]
     out = [BEGIN,
            "Measured by `%s` on %s." % (data.get("command", "python -m dmlcpu bench"),
@@ -162,24 +167,25 @@ def markdown(data, plot_dir=None, full_table_path=None):
     missed = misses(rows)
     if missed:
         out.append("Misses: %d of %d measurements are below 1 (a bold cell shows the worst of "
-                   "its row; every one is in the full table); `benchmarks/NOTES.md` says why."
+                   "its row; every one is in the full table)."
                    % (len(missed), len(rows)))
     else:
         out.append("No misses: dmlcpu is at least as fast as every peer in every measurement.")
     if full_table_path:
         out += ["", "Every number: [`%s`](%s) (a `*` marks a peer timed by its first call "
                 "alone: it took over %.2f s and %dx dmlcpu's)." % (
-                    full_table_path, full_table_path, SLOW_SECONDS, SLOW_FACTOR)]
+                    full_table_path, link(full_table_path), SLOW_SECONDS, SLOW_FACTOR)]
     if plot_dir:
         out.append("")
         for family in _families(rows):
-            out.append("![%s](%s)" % (family, os.path.join(plot_dir, slug(family) + ".png")))
+            out.append("![%s](%s)" % (family, link(os.path.join(plot_dir, slug(family) + ".png"))))
     out.append(END)
     return "\n".join(out) + "\n"
 
 
 def replace_section(path, section):
-    """Replaces the text between the bench markers in `path` (README.md) by `section`."""
+    """Replaces the text between the bench markers in `path` (docs/performance.md) by
+    `section`."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     pattern = re.escape(BEGIN) + ".*?" + re.escape(END) + "\n?"

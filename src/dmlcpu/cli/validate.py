@@ -31,25 +31,30 @@ is read once (a pipe works), at most 4 MiB, as UTF-8 with or without a byte-orde
 
 A DxDispatch model (``python -m dmlcpu dispatch``) is accepted too: each dispatchable is
 reported as above, its first line prefixed by its name; the status is the worst.
+
+``--example NAME`` prints a file that ships with dmlcpu: split_valid (the SPLIT above),
+split_invalid (the same with two mistakes), join_subrange (a DxDispatch model: DirectML's JOIN
+example), e.g. ``python -m dmlcpu validate --example split_invalid > split.json``.
 """
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from . import _registry as R
-from ._desc import OPERATOR_DESCS, TensorDesc, check_operator
-from ._dxdispatch_json import (DuplicateKeyError, ModelFileError, parse_model_text,
-                               read_at_most, refuse_duplicate_keys)
-from ._errors import InvalidArgumentError
-from ._types import FeatureLevel
-from ._validate import parse_feature_level, show
+from .. import _registry as R
+from .._desc import OPERATOR_DESCS, TensorDesc, check_operator
+from .._errors import InvalidArgumentError, ModelFileError
+from .._types import FeatureLevel
+from .._validate import parse_feature_level, show
+from ..dxdispatch._json import (DuplicateKeyError, parse_model_text, read_at_most,
+                                refuse_duplicate_keys)
 
 NEWEST = max(FeatureLevel)
 
 
 # The most bytes validate reads: room for a SPLIT or JOIN of 100,000 tensors (about 41 bytes each
 # written compactly), while the worst file of this size is read and judged in seconds (the
-# README's limits table).
+# limits table of docs/reliability.md).
 MAX_FILE_BYTES = 4 * 2**20
 
 
@@ -298,15 +303,34 @@ def _default(value):
     return value.name if hasattr(value, "name") else json.dumps(value)
 
 
+EXAMPLES = Path(__file__).parent / "examples"  # shipped in the wheel: --example NAME prints one
+
+
+def example_names():
+    return sorted(p.stem for p in EXAMPLES.glob("*.json"))
+
+
+def _print_example(name):
+    """The example file's text on stdout (status 0), or the known names on stderr (status 2)."""
+    if name not in example_names():
+        print(f"dmlcpu validate: no example {name!r}; the examples are "
+              f"{', '.join(example_names())}", file=sys.stderr)
+        return 2
+    sys.stdout.write((EXAMPLES / f"{name}.json").read_text())
+    return 0
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m dmlcpu validate",
         description="Say whether DirectML would accept the operator described in a JSON file.",
         epilog=__doc__.split("\n", 2)[2] + _field_list(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="a JSON file describing one operator")
+    parser.add_argument("file", nargs="?", help="a JSON file describing one operator")
     parser.add_argument("--feature-level", metavar="L",
                         help="check at one level: 1_0 ... 6_4, or 'extended'")
+    parser.add_argument("--example", metavar="NAME",
+                        help="print an example file and exit: " + ", ".join(example_names()))
     return parser
 
 
@@ -317,6 +341,12 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse printed the usage; keep its status (0 for --help)
         return 0 if exit_.code == 0 else 2
+    if args.example is not None:
+        return _print_example(args.example)
+    if args.file is None:
+        parser.print_usage(sys.stderr)
+        print("dmlcpu validate: a FILE (or --example NAME) is required", file=sys.stderr)
+        return 2
     level_arg = None
     if args.feature_level is not None:
         if args.feature_level.strip().lower() in ("extended", "none"):
@@ -347,7 +377,7 @@ def main(argv=None):
     if unread is not None or isinstance(obj, dict) and "dispatchables" in obj:
         # A DxDispatch model (its own dialect: comments, trailing commas): each dispatchable,
         # from the text already read (a stream cannot be read twice).
-        from ._cli_dispatch import validate_model
+        from .dispatch import validate_model
         try:
             model = parse_model_text(text)
         except ModelFileError as error:

@@ -1,7 +1,7 @@
 """DxDispatch's numbers and initial values: JSON values to the bytes of a buffer.
 
 Each function raises ``ModelError`` with the JSON path of the value it refuses. The rules (from
-DxDispatch's JsonParsers.cpp; README, "DirectML's repro files"):
+DxDispatch's JsonParsers.cpp; docs/dxdispatch.md):
 
 - data type names are exact: ``DML_TENSOR_DATA_TYPE_X`` or ``X``;
 - integers must be integer tokens (``1.0`` and ``1e3`` are refused) within the type's range;
@@ -15,9 +15,9 @@ import reprlib
 
 import numpy as np
 
-from ._errors import DmlcpuError
-from ._types import NUMPY_DTYPES, TensorDataType
-from ._validate import show as show_number
+from .._errors import ModelError
+from .._types import NUMPY_DTYPES, TensorDataType
+from .._validate import show as show_number
 
 T = TensorDataType
 _PREFIX = "DML_TENSOR_DATA_TYPE_"
@@ -26,18 +26,6 @@ _UNSUPPORTED_TYPES = ("UINT4", "INT4")
 
 
 MAX_PROBLEMS = 100  # a refused model lists at most this many problems, then stops looking
-
-
-class ModelError(DmlcpuError, ValueError):
-    """The model is refused (command-line exit status 1). ``errors`` lists every problem found,
-    each as "where: what"; the message shows the first. (Empty only internally: a reference to
-    a part of the model whose own problems are already listed.)"""
-
-    def __init__(self, errors):
-        errors = [errors] if isinstance(errors, str) else list(errors)
-        more = f" (and {len(errors) - 1} more: see .errors)" if len(errors) > 1 else ""
-        super().__init__((errors[0] if errors else "") + more)
-        self.errors = errors
 
 
 def show(value):

@@ -14,16 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ._desc import _same_layout, compile_operator
-from ._dxdispatch_bindings import check_overlaps, resolve_bindings
-from ._dxdispatch_json import read_at_most
-from ._dxdispatch_npy import NpyError, fix_byte_order, read_header
-from ._dxdispatch_ops import OPERATOR_NAMES, operator_name, parse_names, parse_operator
-from ._dxdispatch_values import (MAX_PROBLEMS, ModelError, check_text, constant_fill, list_bytes,
-                                 lookup, mixed_list_bytes, parse_data_type, parse_uint, require,
-                                 sequence_fill, show)
-from ._errors import InvalidArgumentError
-from ._types import ELEMENT_SIZES, NUMPY_DTYPES, TensorDataType
+from .._desc import _same_layout, compile_operator
+from ._bindings import check_overlaps, resolve_bindings
+from ._json import read_at_most
+from ._npy import NpyError, fix_byte_order, read_header
+from ._operators import OPERATOR_NAMES, operator_name, parse_names, parse_operator
+from ._values import (MAX_PROBLEMS, ModelError, check_text, constant_fill, list_bytes, lookup,
+                      mixed_list_bytes, parse_data_type, parse_uint, require, sequence_fill, show)
+from .._errors import InvalidArgumentError
+from .._types import ELEMENT_SIZES, NUMPY_DTYPES, TensorDataType
 
 Model = namedtuple("Model", "resources dispatchables commands")
 # initial: the initial values' byte count; buffer: the resource's bytes (a bytearray), made

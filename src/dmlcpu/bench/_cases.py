@@ -12,8 +12,8 @@ peer's result is exact and the runner can check it against dmlcpu's.
 import numpy as np
 
 import dmlcpu
-from ._bench_peers import ort_runner
-from ._bench_timing import placed, placed_copy
+from ._peers import ort_runner
+from ._timing import placed, placed_copy
 
 # sizes of the largest tensor of a call: inside L2, inside a thread's share of the LLC, about the
 # LLC, far beyond it
@@ -38,7 +38,7 @@ class Case:
 
     def buffers(self):
         """A fresh copy of the inputs and empty outputs for one peer, placed alike for every
-        peer (_bench_timing.placed)."""
+        peer (_timing.placed)."""
         n = len(self.inputs)
         return ([placed_copy(a, i) for i, a in enumerate(self.inputs)],
                 [placed(s, self.dtype, n + i) for i, s in enumerate(self.out_shapes)])
@@ -62,7 +62,7 @@ def _rows(size, width, inner=1024):
 
 
 def _torch():
-    from ._bench_peers import optional
+    from ._peers import optional
     return optional("torch")
 
 

@@ -17,13 +17,9 @@ first).
 import json
 import re
 
-from ._errors import DmlcpuError
+from .._errors import ModelFileError
 
 MAX_MODEL_BYTES = 64 * 2**20
-
-
-class ModelFileError(DmlcpuError, ValueError):
-    """The file cannot be read as a DxDispatch JSON model (command-line exit status 2)."""
 
 
 # Strings (kept whole, so nothing inside them is touched), comments, an unclosed comment, and a

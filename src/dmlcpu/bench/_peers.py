@@ -65,7 +65,7 @@ def cache_sizes():
 
 
 def machine_info(thread_counts):
-    from . import _core
+    from .. import _core
     config = _core._config()
     info = {
         "cpu": cpu_model(),

@@ -19,12 +19,10 @@ refused before anything runs. (DxDispatch itself writes wherever a target points
 import argparse
 import sys
 
-from ._dxdispatch import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
-from ._dxdispatch_json import ModelFileError
-from ._dxdispatch_model import parse_dispatchable
-from ._dxdispatch_values import ModelError
-from ._errors import InvalidArgumentError
-from ._validate import parse_feature_level
+from ..dxdispatch._runner import DEFAULT_MAX_BYTES, LATEST, run_dxdispatch
+from ..dxdispatch._model import parse_dispatchable
+from .._errors import InvalidArgumentError, ModelError, ModelFileError
+from .._validate import parse_feature_level
 
 
 def _parser():

@@ -12,10 +12,10 @@ range-checked to 64 bits here; DirectML's narrower fields are the validator's to
 """
 from collections import namedtuple
 
-from . import _registry as R
-from ._desc import OPERATOR_DESCS, TensorDesc
-from ._dxdispatch_values import ModelError, at, parse_data_type, parse_uint, require, show
-from ._types import AxisDirection
+from .. import _registry as R
+from .._desc import OPERATOR_DESCS, TensorDesc
+from ._values import ModelError, at, parse_data_type, parse_uint, require, show
+from .._types import AxisDirection
 
 # A bind point: DirectML's field name, its tensors, and whether they are inputs.
 BindPoint = namedtuple("BindPoint", "name tensors is_input")

@@ -4,8 +4,8 @@ import time
 
 import numpy as np
 
-from ._bench_peers import Threads, optional
-from ._bench_timing import PROTOCOLS, memcpy_of, paired, spread
+from ._peers import Threads, optional
+from ._timing import PROTOCOLS, memcpy_of, paired, spread
 
 PEERS = ("dmlcpu", "memcpy", "numpy", "torch", "ort")
 SINGLE_THREADED = ("memcpy", "numpy")  # timed at one thread only
@@ -24,7 +24,7 @@ def _same_bytes(a_outs, b_outs):
 
 def _peer_fns(case, threads, notes, first_call=None, sets=1):
     """{peer: [callable per buffer set]} for one thread count. Every peer runs on the same `sets`
-    buffer sets (the timers rotate through them: _bench_timing); its first call, on set 0 with
+    buffer sets (the timers rotate through them: _timing); its first call, on set 0 with
     the outputs filled with a sentinel first, is checked against dmlcpu's result (and its seconds
     put in first_call). A peer lacking the op is dropped with a note; dmlcpu disagreeing with
     NumPy is a bug and raises."""
@@ -79,7 +79,7 @@ def run_case(case, thread_counts, budget, min_rounds, notes, progress=None):
     for threads in thread_counts:
         with Threads(threads):
             first_call = {}
-            # one set more than peers: consecutive calls never share one (_bench_timing)
+            # one set more than peers: consecutive calls never share one (_timing)
             fns = _peer_fns(case, threads, notes, first_call, 1 if large else len(PEERS) + 1)
             slow = sorted(p for p in fns if p != "dmlcpu" and first_call.get(p, 0) > SLOW_SECONDS
                           and first_call[p] > SLOW_FACTOR * first_call["dmlcpu"])

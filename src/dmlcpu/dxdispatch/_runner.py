@@ -1,8 +1,8 @@
 """Running DirectML's DxDispatch JSON models on the CPU: ``dmlcpu.run_dxdispatch``.
 
-A model (README, "DirectML's repro files") names buffers (``resources``), operators
+A model (docs/dxdispatch.md) names buffers (``resources``), operators
 (``dispatchables``) and ``commands`` run in order: ``dispatch``, ``print`` and ``writeFile``.
-The whole model is read and checked first (``_dxdispatch_model``), each resource becoming a
+The whole model is read and checked first (``dxdispatch._model``), each resource becoming a
 zero-filled buffer holding its initial values at byte 0; then each OWNED_BY_DML input is copied
 once from its initialization binding, and the commands run.
 """
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ._dxdispatch_json import ModelFileError, read_model_file
-from ._dxdispatch_model import Dispatch, Owned, Print, WriteFile, owned_copies, parse_model
-from ._dxdispatch_npy import npy_header
-from ._dxdispatch_print import write_print
-from ._dxdispatch_values import ModelError
-from ._types import FeatureLevel, NUMPY_DTYPES
-from ._validate import parse_feature_level
+from ._json import ModelFileError, read_model_file
+from ._model import Dispatch, Owned, Print, WriteFile, owned_copies, parse_model
+from ._npy import npy_header
+from ._print import write_print
+from ._values import ModelError
+from .._types import FeatureLevel, NUMPY_DTYPES
+from .._validate import parse_feature_level
 
 __all__ = ["ModelError", "ModelFileError", "run_dxdispatch"]
 

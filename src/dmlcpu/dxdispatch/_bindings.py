@@ -15,8 +15,8 @@ operators allow). Inputs flagged OWNED_BY_DML are bound once, in the dispatchabl
 from collections import namedtuple
 from itertools import islice
 
-from ._dxdispatch_values import MAX_PROBLEMS, ModelError, at, lookup, parse_uint, show
-from ._types import ELEMENT_SIZES
+from ._values import MAX_PROBLEMS, ModelError, at, lookup, parse_uint, show
+from .._types import ELEMENT_SIZES
 
 ALIGNMENT = 16  # DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
 OWNED_BY_DML = 1

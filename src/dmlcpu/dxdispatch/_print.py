@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._types import NUMPY_DTYPES
+from .._types import NUMPY_DTYPES
 
 BLOCK = 4096  # elements formatted at a time
 

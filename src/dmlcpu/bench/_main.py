@@ -10,7 +10,7 @@ rounds (above 1: dmlcpu faster).
 
     python -m dmlcpu bench --quick
     python -m dmlcpu bench --json benchmarks/results/bench.json --plot benchmarks/results/plots \\
-        --table benchmarks/results/bench.md --markdown-into README.md   # the README's full run
+        --table benchmarks/results/bench.md --markdown-into docs/performance.md   # docs/performance.md's full run
     python -m dmlcpu bench --from benchmarks/results/bench.json --markdown   # render a saved run
 """
 import argparse
@@ -19,11 +19,11 @@ import os
 import sys
 
 import dmlcpu
-from . import _bench_cases, _bench_report
-from ._bench_peers import machine_info, missing_peer_notes, optional
-from ._bench_run import run_case
-from ._bench_seed import run_seed, seed_table
-from ._bench_timing import measure, memcpy_of  # noqa: F401 - used by benchmarks/*.py
+from . import _cases as _bench_cases, _report as _bench_report
+from ._peers import machine_info, missing_peer_notes, optional
+from ._run import run_case
+from ._seed import run_seed, seed_table
+from ._timing import measure, memcpy_of  # noqa: F401 - used by benchmarks/*.py
 
 # How the numbers were taken, kept with them in the JSON (the report words its notes by these).
 PROTOCOL_NOTES = {
@@ -48,8 +48,8 @@ def _parser():
                    "Performance section links to it); only files named are written")
     p.add_argument("--plot", metavar="DIR", help="one PNG per operator family (matplotlib)")
     p.add_argument("--markdown", action="store_true",
-                   help="print the README's Performance section for this run")
-    p.add_argument("--markdown-into", metavar="README", help="replace the section between "
+                   help="print docs/performance.md's generated section for this run")
+    p.add_argument("--markdown-into", metavar="PAGE", help="replace the section between "
                    "'%s' and '%s' in this file" % (_bench_report.BEGIN, _bench_report.END))
     p.add_argument("--from", dest="source", metavar="JSON",
                    help="render a saved run (--markdown, --markdown-into, --plot) without running")
@@ -271,7 +271,8 @@ def _render(args, data):
         if args.markdown or args.markdown_into:
             full = args.table or (os.path.splitext(args.source)[0] + ".md" if args.source
                                   else None)
-            section = _bench_report.markdown(data, args.plot, full)
+            section = _bench_report.markdown(data, args.plot, full,
+                                             os.path.dirname(args.markdown_into or "") or ".")
             if data.get("seed_rows"):
                 section = section.replace(_bench_report.END, "\n".join(
                     [""] + seed_table(data["seed_rows"]) + [_bench_report.END]))

@@ -19,7 +19,7 @@ import struct
 
 import numpy as np
 
-from ._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES, TensorDataType
+from .._types import DATA_TYPE_OF_NUMPY, NUMPY_DTYPES, TensorDataType
 
 _MAGIC = b"\x93NUMPY"
 # NumPy itself refuses headers past 10,000 bytes by default (np.load's max_header_size).

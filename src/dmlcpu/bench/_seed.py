@@ -3,8 +3,8 @@ and returning new arrays: the per-call cost, at one thread, calls back to back."
 import numpy as np
 
 import dmlcpu
-from ._bench_report import relative
-from ._bench_timing import paired, spread, warm
+from ._report import relative
+from ._timing import paired, spread, warm
 
 
 def _seed_calls():
