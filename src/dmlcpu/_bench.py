@@ -42,7 +42,7 @@ def _parser():
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n".join(__doc__.split("\n")[1:]))
     p.add_argument("--quick", action="store_true",
-                   help="a subset (2 widths, 2 sizes, 5 families) with short timings (< 1 min)")
+                   help="a subset (2 widths, 3 sizes, 5 families) with short timings (< 1 min)")
     p.add_argument("--json", metavar="PATH", help="write the machine and every row as JSON")
     p.add_argument("--plot", metavar="DIR", help="one PNG per operator family (matplotlib)")
     p.add_argument("--markdown", action="store_true",
