@@ -1,6 +1,6 @@
 /*
  * dmlcpu_init, the one owner of initialization: detects the CPU and builds the kernel tables
- * (dispatch.c), then sets up the threads (threads.c) and reads the cache sizes (cache.c), exactly
+ * (dispatch.c), then sets up the threads (threads.c) and detects the machine and derives the tuning (machine.c, policy.c), exactly
  * once per process whichever thread calls first. Every entry point that needs any of them calls
  * dmlcpu_init; none of the parts calls another.
  */
@@ -12,7 +12,7 @@
 static void init_once(void) {
     dmlcpu_dispatch_init();
     dmlcpu_threads_init();
-    dmlcpu_cache_init();
+    dmlcpu_policy_init();
 }
 
 #if defined(_WIN32)
