@@ -93,7 +93,8 @@ int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, siz
 /*
  * Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. `stream` is 0 or 1
  * where the caller knows better than this one copy's size whether the output stays cached (a
- * TILE writes a large output in many small copies), else DMLCPU_STREAM_AUTO (the policy decides: policy.h).
+ * TILE writes a large output in many small copies), else DMLCPU_STREAM_AUTO (the policy says:
+ * policy.h).
  * Streaming also needs a kernel that streams and runs long enough for it. `call_bytes` is what
  * the whole operator call writes when this copy is one piece of it (a JOIN's part, a TILE's
  * block), else 0: whether the output stays in L2 (dmlcpu_policy_in_l2) is the call's, not the

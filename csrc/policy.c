@@ -184,10 +184,12 @@ void dmlcpu_policy_init(void) {
     const char *alias = getenv("DMLCPU_STREAM_THRESHOLD");
     if (alias != NULL && *alias != '\0') {
         int64_t v = dmlcpu_parse_bytes(alias);
-        if (v >= 0)
-            overrides[DMLCPU_TUNE_STREAM_THRESHOLD] = overrides[DMLCPU_TUNE_STREAM_THREAD_BYTES] = v;
-        else
+        if (v >= 0) {
+            overrides[DMLCPU_TUNE_STREAM_THRESHOLD] = v;
+            overrides[DMLCPU_TUNE_STREAM_THREAD_BYTES] = v;
+        } else {
             tune_ignored++;
+        }
     }
     const char *env = getenv("DMLCPU_TUNE");
     while (env != NULL && *env != '\0') {

@@ -33,7 +33,9 @@
     X(SCAN_STRIP, "scan_strip")                   /* bytes: an outer scan's column strip */
 
 #define DMLCPU_TUNE_ENUM(id, name) DMLCPU_TUNE_##id,
-typedef enum dmlcpu_tune_id { DMLCPU_TUNING_VALUES(DMLCPU_TUNE_ENUM) DMLCPU_TUNE_COUNT } dmlcpu_tune_id;
+typedef enum dmlcpu_tune_id {
+    DMLCPU_TUNING_VALUES(DMLCPU_TUNE_ENUM) DMLCPU_TUNE_COUNT
+} dmlcpu_tune_id;
 #undef DMLCPU_TUNE_ENUM
 
 /* Where a value came from (show_config prints it). */
