@@ -244,8 +244,13 @@ int64_t dmlcpu_stream_threshold(void) {
 
 /* ---- the questions ---- */
 
+/* parallel_chunk, at least 1 (DMLCPU_TUNE may set 0) */
+static int64_t chunk_bytes(const dmlcpu_tuning *t) {
+    return t->value[DMLCPU_TUNE_PARALLEL_CHUNK] > 0 ? t->value[DMLCPU_TUNE_PARALLEL_CHUNK] : 1;
+}
+
 int dmlcpu_policy_threads(const dmlcpu_tuning *t, int64_t bytes, int available) {
-    int64_t by_size = bytes / t->value[DMLCPU_TUNE_PARALLEL_CHUNK];
+    int64_t by_size = bytes / chunk_bytes(t);
     if (by_size < 1 || available < 1) return 1;
     return (int)(by_size < available ? by_size : available);
 }
@@ -253,8 +258,9 @@ int dmlcpu_policy_threads(const dmlcpu_tuning *t, int64_t bytes, int available) 
 int dmlcpu_policy_chunks(const dmlcpu_tuning *t, int64_t bytes, int64_t units, int available) {
     int64_t chunks = dmlcpu_policy_threads(t, bytes, available);
     if (chunks < 2) return 1;
-    chunks *= t->value[DMLCPU_TUNE_CHUNKS_PER_THREAD];
-    int64_t by_size = bytes / t->value[DMLCPU_TUNE_PARALLEL_CHUNK];
+    int64_t per_thread = t->value[DMLCPU_TUNE_CHUNKS_PER_THREAD];
+    chunks *= per_thread < 1 ? 1 : per_thread > 1024 ? 1024 : per_thread; /* no overflow */
+    int64_t by_size = bytes / chunk_bytes(t);
     if (by_size < chunks) chunks = by_size;
     if (units < chunks) chunks = units;
     return chunks < 1 ? 1 : (int)chunks;
@@ -343,7 +349,7 @@ dmlcpu_tile_plan dmlcpu_policy_tile(const dmlcpu_tuning *t, int64_t written, int
 
 int64_t dmlcpu_policy_scan_strip(const dmlcpu_tuning *t, int64_t scans_bytes, int64_t written,
                                  int threads) {
-    int64_t strip = t->value[DMLCPU_TUNE_SCAN_STRIP];
+    int64_t strip = t->value[DMLCPU_TUNE_SCAN_STRIP] > 1 ? t->value[DMLCPU_TUNE_SCAN_STRIP] : 2;
     /* decisions.md "scan strips": half strips where whole ones are fewer than the threads */
     if ((scans_bytes + strip - 1) / strip < threads && !dmlcpu_policy_in_l2(t, written, threads))
         return strip / 2;
@@ -360,11 +366,13 @@ int dmlcpu_policy_scan_streams(const dmlcpu_tuning *t, int outer, int64_t writte
 /* ---- the drivers' shorthand: the tuning in force and the pool's thread count ---- */
 
 int dmlcpu_threads_for(int64_t bytes) {
-    return dmlcpu_policy_threads(dmlcpu_tuning_now(), bytes, dmlcpu_get_num_threads());
+    int available = dmlcpu_get_num_threads(); /* first: it initializes */
+    return dmlcpu_policy_threads(dmlcpu_tuning_now(), bytes, available);
 }
 
 int dmlcpu_chunks_for(int64_t bytes, int64_t units) {
-    return dmlcpu_policy_chunks(dmlcpu_tuning_now(), bytes, units, dmlcpu_get_num_threads());
+    int available = dmlcpu_get_num_threads();
+    return dmlcpu_policy_chunks(dmlcpu_tuning_now(), bytes, units, available);
 }
 
 /* ---- the model and the answers as plain numbers (show_config, the decision tables) ---- */

@@ -128,3 +128,25 @@ def test_set_tune_returns_the_override_and_restores():
     assert _core._tuning()["long_run"] == tuple(CONFIG["tuning"]["long_run"])
     with pytest.raises(ValueError, match="unknown tuning value"):
         _core._set_tune("nothing", 1)
+
+
+@pytest.mark.parametrize("text", ["parallel_chunk=0,chunks_per_thread=4G",
+                                  "scan_strip=0,tile_block=0,long_run=0,string_row=0",
+                                  "stream_threshold=0,stream_thread_bytes=0,l2_bytes=0"])
+def test_extreme_tuning_never_crashes_nor_changes_a_result(text):
+    """Any value DMLCPU_TUNE can set, at its extremes: every operator still exact."""
+    code = """if True:
+        import numpy as np, dmlcpu
+        x = np.arange(2 * 300 * 1030, dtype=np.float32).reshape(2, 300, 1030) % 251
+        dmlcpu.set_num_threads(2)
+        assert (dmlcpu.slice(x, offsets=[0, 3, 1], sizes=[2, 290, 1020],
+                             strides=[1, 1, 1]) == x[:, 3:293, 1:1021]).all()
+        assert (dmlcpu.join([x, x], axis=2) == np.concatenate([x, x], axis=2)).all()
+        assert (dmlcpu.tile(x[:, :4, :8], repeats=[2, 50, 60]) ==
+                np.tile(x[:, :4, :8], [2, 50, 60])).all()
+        assert (dmlcpu.cumulative_summation(x, axis=0) == np.cumsum(x, axis=0)).all()
+        print("ok")
+    """
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=dict(os.environ, DMLCPU_TUNE=text), timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

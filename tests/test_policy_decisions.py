@@ -222,6 +222,13 @@ def test_chunks_a_call_is_cut_into(facts, expected):
     assert answers("chunks", lambda p: facts) == dict.fromkeys(ALL, expected)
 
 
+def test_extreme_values_answer_within_bounds():
+    t = tuning_of("amd_vm", parallel_chunk=0, chunks_per_thread=1 << 62)
+    assert _core._decide(t, "threads", 8 * M, 2) == 2
+    assert _core._decide(t, "chunks", 8 * M, 1 << 40, 2) == 2048
+    assert _core._decide(tuning_of("amd_vm", scan_strip=0), "scan_strip", 4 * K, 32 * M, 2) == 2
+
+
 @pytest.mark.parametrize("facts, expected", [
     # (row bytes, written, threads): float32 rows of 4096: whole strips
     ((16 * K, 8 * M, 2), 4096),
