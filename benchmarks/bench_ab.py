@@ -5,21 +5,17 @@ by up to 25%). Run with PYTHONPATH=src:
 
     python benchmarks/bench_ab.py --knob stream --values auto,4M,off [--sizes 8M,32M,128M]
                                   [--families "JOIN 4 axis 1;..."] [--threads 1,2]
-    python benchmarks/bench_ab.py --knob reuse --values auto,off --sizes 4M,6M,8M
+    python benchmarks/bench_ab.py --knob string_copy_bytes --values auto,0 \
+        --families "TILE (r,1,1024) x (1,64,1)" --sizes 4M,8M,16M
     python benchmarks/bench_ab.py --knob tile --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
-    python benchmarks/bench_ab.py --knob string --values auto,off --families "TILE (r,1,1024) x (1,64,1)"
 
-Knobs: ``stream``, the streaming-store threshold (bytes written per call; "off" never streams);
-``reuse``, the bytes a thread up to which a copy beyond the threshold writes cached where it
-rewrites the last one's output right after it (``_core._set_stream_reuse``; "off": the threshold
-alone decides);
-``string``, the bytes a thread up to which a writes-only copy beyond the threshold (TILE's)
-writes its rows of 2 KiB and more by the string copy instead of streaming
-(``_core._set_string_copy_limit``; "off": never);
-``tile``, TILE's limit (``_core._set_tile_limit``; "off": every output doubled in place, the
-first algorithm). "auto" is the built-in setting. Prints, per case, milliseconds per call at each setting
-and the first setting's time over it (above 1: that setting is faster). Used for
-benchmarks/NOTES.md.
+Knobs: ``stream``, the streaming threshold as DMLCPU_STREAM_THRESHOLD sets it (bytes moved a
+thread; "off" never streams); any tuning value by its name (``python -m dmlcpu info`` lists them;
+docs/decisions.md says what each does), set as DMLCPU_TUNE would set it; ``tile``, TILE's test
+limit (``_core._set_tile_limit``; "off": every output doubled in place). "auto" is the derived
+setting. Prints, per case, milliseconds per call at each setting and the first setting's time
+over it (above 1: that setting is faster). The commands in docs/decisions.md re-measure its
+entries with it.
 """
 import argparse
 
@@ -40,7 +36,7 @@ def parse_size(text):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--knob", choices=("stream", "reuse", "string", "tile"), default="stream")
+    p.add_argument("--knob", choices=("stream", "tile") + tuple(_core._tuning()), default="stream")
     p.add_argument("--values", default="auto,4M,off")
     p.add_argument("--sizes", default="8M,32M,128M")
     p.add_argument("--widths", default="1,4")
@@ -51,10 +47,10 @@ def main():
     p.add_argument("--budget", type=float, default=1.0)
     args = p.parse_args()
     thresholds = args.values.split(",")
-    setter = {"stream": _core._set_stream_threshold, "reuse": _core._set_stream_reuse,
-              "string": _core._set_string_copy_limit,
-              "tile": _core._set_tile_limit}[args.knob]
-    print("detected stream threshold: %d KiB" % (_core._config()["stream_threshold"] // 1024))
+    setter = {"stream": _core._set_stream_threshold, "tile": _core._set_tile_limit}.get(
+        args.knob, lambda value: _core._set_tune(args.knob, value))
+    print("derived: %s" % ", ".join("%s=%d" % (name, value)
+                                     for name, (value, _) in _core._tuning().items()))
     for family in args.families.split(";"):
         for width in (int(w) for w in args.widths.split(",")):
             for size in args.sizes.split(","):
@@ -65,8 +61,7 @@ def main():
                 for t in thresholds:
                     alternatives = []
                     for ins, outs in sets:
-                        off_is_zero = args.knob in ("reuse", "string") and t == "off"
-                        value = 0 if off_is_zero else parse_size(t)
+                        value = parse_size(t)
 
                         def fn(run=case.builders["dmlcpu"](ins, outs), value=value):
                             setter(value)

@@ -2,107 +2,49 @@
  * The strided N-d copy driver.
  *
  * After normalization the innermost dim is the run a kernel copies and the others are walked by
- * the odometer (walk.h). Refinements on that loop, each for a case where it measured faster:
+ * the odometer (walk.h). Refinements on that loop:
  * - a large copy is cut into contiguous chunks run by the thread pool (outer indices when there
- *   are enough of them, else pieces of the run);
+ *   are enough of them, else pieces of the run); how many, the policy says (policy.c);
  * - when the destination is packed but the source's inner stride is large and some outer dim
  *   walks the source more tightly, the two dims are copied in square blocks (a transpose), so
  *   each source cache line is used by several runs while it is still cached;
- * - a packed copy far larger than the caches uses the streaming (non-temporal) kernel;
- * - runs packed one after the other in the destination (a TILE's repeats, a SLICE's rows) are
- *   copied by one rows kernel call per panel, not one walk step and call per run;
- * - long packed runs that do not stream, up to L2's size (or in a call that stays in L2, or
- *   where the caller asks: DMLCPU_STREAM_STRING), go through the rows kernel too, each as one
- *   row stored as into a destination not cached (on x86 a line in vectors, then the string
- *   copy, as glibc's memcpy copies it; LONG_RUN_CACHED below);
+ * - a packed copy is stored as the policy says (dmlcpu_policy_copy_store): long runs streamed or
+ *   by the string copy (as glibc's memcpy copies them: a line in vectors, then rep movsb), runs
+ *   packed one after the other in the destination (a TILE's repeats, a SLICE's rows) by one rows
+ *   kernel call per panel, aligned, by the string copy or streamed;
  * - a gather whose runs each read a long, dense stretch of source prefetches the next run's
  *   stretch while it copies this one.
  */
 #include "dispatch.h"
+#include "policy.h"
 #include "walk.h"
 
 #include <string.h>
 
-/* Streamed runs must be long enough: a run's partial first and last cache lines are written
- * normally, and short runs sharing lines with their neighbours made streaming several times
- * slower (benchmarks/NOTES.md). Shorter runs packed one after the other in the destination are
- * copied as rows (PANEL_ROWS); longer ones stay runs, which the threads can also cut in pieces
- * (a SLICE of 32 rows of 192 KiB as rows was one chunk, and took as long on two threads as on
- * one). */
-#define STREAM_MIN_RUN_BYTES ((int64_t)16 << 10)
-/*
- * The rows kernel stores aligned vectors across row boundaries into a cached destination and
- * unaligned ones row by row into one that is not; which it is, a call cannot tell, so rows of
- * ROWS_UNALIGNED_MIN_BYTES and more are taken to be cached where the call stays in L2
- * (dmlcpu_stays_in_l2, the rule for long packed runs too), shorter ones always. Before, every
- * row length was taken to be cached where each thread wrote less than the streaming threshold.
- * Timed in rounds ordered as a balanced Latin square (each library after every other equally
- * often), TILE (r,1,1024) x (1,64,1) at 8 MiB, float16 to float64 (rows of 2-8 KiB), took
- * 1.38-1.43x as long cold with aligned stores and 0.83-0.91x warm at one thread, 1.08-1.24x and
- * 0.75-0.85x at two; int8 (1 KiB rows) 0.98-1.06x cold and 0.77x warm (benchmarks/NOTES.md).
- * Aligned had won cold (1.06-1.07x) in A/B rounds turned A B C, B C A, C A B with no memcpy in
- * the rotation, and lost 4-8% with one.
- */
-#define ROWS_UNALIGNED_MIN_BYTES 2048
-/*
- * A long packed run that does not stream is not stored as into a cached destination (the rows
- * kernel's aligned walk). In a call that stays in L2: where the destination is cached, as when
- * calls come back to back, the walk and the string copy took the same time (0.99-1.00x), and
- * where it is not, as when other work ran between calls, the string copy, which writes whole
- * lines without reading them first, was 1.00-1.08x as fast (the window SLICE at 512 KiB, one
- * thread, every width, three processes). Beyond L2 (under the streaming threshold, or a rewrite
- * written cached), against unaligned vectors, from the last-level cache: 1.00-1.21x as fast at
- * 2 MiB on one thread (SPLIT and JOIN along axis 1, the window SLICE, TILE (1,c,32,32)'s
- * replicas; int8 and float64), 0.94-1.17x for TILE's replicas at 8 MiB on two threads; from
- * memory (96 MiB copied between calls) 0.88-1.20x the time, runs of 1.5 MiB 1.08-1.09x on one
- * thread (AMD Zen 4; benchmarks/NOTES.md). So, as glibc's memcpy on AMD, the string copy takes
- * runs up to L2's size (DMLCPU_L2_CALL_BYTES) and vectors the longer ones. JOIN's and SPLIT's
- * blocks in L2 go so where every block is 16 KiB or longer (group_nd.c, STRING_MIN_BLOCK_BYTES).
- */
+/* The rows kernel's `cached` for a long run stored as one row: not cached, so that it goes by
+ * the string copy (decisions.md "long runs"). */
 #define LONG_RUN_CACHED 0
 /*
- * Rows read from a source that stays cached are taken as cached too, wherever they are written: a
- * TILE's (it reads at most 1/CACHED_SOURCE_MIN_REPEATS of what it writes). The rows kernel then
- * walks them aligned, asking for each destination line ahead, whatever the row length. On an
- * Intel Xeon VM, TILE (r,1,1024) x (1,64,1) at 8 MiB (rows of 1-8 KiB), against the string copy
- * row by row: two threads 1.05-2.0x as fast cold and 1.10-1.44x warm, one thread 0.97-1.03x
- * (benchmarks/NOTES.md). Beyond L2 (streamed or not), rows of 2 KiB and more go by the string
- * copy instead, cached, if each thread's part fits its share of the last-level cache as reported
- * (cache.c, dmlcpu_writes_by_string_copy: never on that VM, whose reported share is its host's).
- * On AMD Zen 4, the same TILE at 8 MiB, float16-float64, the bench beside the peers, six
- * processes each way: two threads cold 0.88-1.20x the best peer by the walk, 1.16-1.31x by the
- * string copy, warm alike; one thread warm (its rewrites, written cached) 0.96-1.02x, 1.06-1.13x.
- */
-#define CACHED_SOURCE_MIN_REPEATS 4
-/*
- * Blocked transpose: when the destination is packed, the source's inner stride is at least
- * TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the caches
- * keep comfortably (TRANSPOSE_MIN_RUN elements, one line each), copy blocks so each source line
- * is used by several rows while cached. Below that the plain row loop was as fast or faster
- * (1000x3000 float32: 2.0 ms plain vs 3.8 ms blocked; 4096x4096: 120 ms plain vs 54 ms
- * blocked with 32-byte x 32-row blocks, the best of the sizes tried: benchmarks/NOTES.md).
+ * The walk's shapes (how the odometer steps, not how the output is stored; decisions.md "walk
+ * shapes"). Blocked transpose: when the destination is packed, the source's inner stride is at
+ * least TRANSPOSE_MIN_STRIDE bytes and a destination row touches more source lines than the
+ * caches keep comfortably (TRANSPOSE_MIN_RUN elements, one line each), copy blocks of
+ * TRANSPOSE_BLOCK_BYTES x TRANSPOSE_BLOCK_ROWS so each source line is used by several rows while
+ * cached; below that the plain row loop is as fast.
  */
 #define TRANSPOSE_MIN_STRIDE 256
 #define TRANSPOSE_MIN_RUN 2048
 #define TRANSPOSE_BLOCK_BYTES 32
 #define TRANSPOSE_BLOCK_ROWS 32
 /*
- * A gather's runs whose source stretch is at least this long prefetch the next run's: where
- * the runs are apart in the source (SLICE [:, 1::2, 3:900:3]: every other 4 KiB row) the
- * hardware prefetchers retrain at each row. That SLICE took 0.65-0.92 of the time at 32-128 MiB,
- * one and two threads, int8 (897-byte stretches) and float32 (3.6 KiB) alike, and the same or
- * less at 8 MiB; two or four runs ahead measured the same as one (benchmarks/NOTES.md).
+ * A gather whose runs each read a source stretch of at least PREFETCH_MIN_SPAN_BYTES, dense
+ * enough that four elements or more share each line (PREFETCH_MAX_STRIDE_BYTES), prefetches
+ * the next run's stretch, its first PREFETCH_MAX_SPAN_BYTES only: where the runs lie apart in
+ * the source the hardware prefetchers retrain at each run, and take a stretch on by themselves
+ * once it has started (a prefetch per line of a long stretch filled the fill buffers).
  */
 #define PREFETCH_MIN_SPAN_BYTES 512
-/* Only where at least four elements share each line of the stretch. Sparser ones cost more in
- * prefetches than the prefetchers lost (single thread, every other 8 KiB row, none / prefetch:
- * float64 at 24 and 48 bytes apart 0.86-0.95 at 8 and 32 MiB, float32 at 48 bytes 0.95, int8
- * mixed: 0.88-0.93 at 8 MiB, 1.09-1.18 at 32 MiB; benchmarks/NOTES.md). */
 #define PREFETCH_MAX_STRIDE_BYTES 15
-/* Of a longer stretch only its first bytes up to here: the prefetchers take it on from there,
- * and a prefetch per line of a 1.8-3.6 KiB stretch stalled the copy (full fill buffers) in L2.
- * That SLICE, float16 and float32, against the whole stretch: 512 KiB 1.04-1.18x as fast, 8 MiB
- * 0.97-1.13x, 32 MiB 1.00-1.05x; float64 0.97-1.04x (benchmarks/NOTES.md). */
 #define PREFETCH_MAX_SPAN_BYTES 1024
 
 /*
@@ -231,13 +173,8 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         if (src_strides[d] != 0 && dmlcpu_mul_overflows(read_bytes, p->sizes[d], &read_bytes))
             read_bytes = INT64_MAX;
     }
-    int by_string_copy = stream == DMLCPU_STREAM_STRING; /* cached, long runs as below */
-    if (by_string_copy) stream = 0;
-    int streams = stream == DMLCPU_STREAM_AUTO ? dmlcpu_streams(total_bytes, read_bytes) : stream;
-    uint64_t asked_at = 0; /* when this copy asked whether it rewrites the last output */
-    if (stream == DMLCPU_STREAM_AUTO && streams)
-        streams = dmlcpu_streams_unless_rewrite(p->op[DMLCPU_DST].data, total_bytes, read_bytes,
-                                                &asked_at);
+    const dmlcpu_tuning *tuning = dmlcpu_tuning_now();
+    int threads = dmlcpu_threads_for(total_bytes);
 
     if (layout == DMLCPU_RUN_CONTIGUOUS) {
         /* the contiguous kernel takes bytes, so one width serves all */
@@ -245,36 +182,32 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         c.unit = 1;
         c.run *= (int64_t)elsize;
         c.ds = c.ss = 1;
-        /* the whole operator call's output, where this copy is one piece of it (asked whether
-         * it stays in L2 only by the branches below that need it: not on a tiny call's path) */
-        int64_t call = call_bytes > 0 ? call_bytes : total_bytes;
-        if (streams && c.run >= STREAM_MIN_RUN_BYTES &&
-            table->copy.stream != NULL) {
+        dmlcpu_copy_facts facts = {total_bytes, read_bytes, call_bytes, c.run,
+                                   inner >= 1 && dst_strides[inner - 1] == c.run, threads,
+                                   stream, table->copy.stream != NULL,
+                                   table->copy.stream_rows != NULL};
+        dmlcpu_store store = dmlcpu_policy_copy_store(tuning, &facts);
+        switch (store) {
+        case DMLCPU_STORE_STREAM:
             c.kernel = table->copy.stream;
             c.streams = 1;
-        } else if (c.run >= STREAM_MIN_RUN_BYTES &&
-                   (by_string_copy || c.run < DMLCPU_L2_CALL_BYTES ||
-                    dmlcpu_stays_in_l2(call))) {
-            /* the run as one row (LONG_RUN_CACHED); any length where the caller asks */
+            break;
+        case DMLCPU_STORE_STRING: /* the run as one row (LONG_RUN_CACHED) */
             c.rows_kernel = table->copy.rows;
-        } else if (inner >= 1 && dst_strides[inner - 1] == c.run &&
-                   c.run < STREAM_MIN_RUN_BYTES) {
-            /* shorter runs, but packed one after the other in the destination: one call for
-             * them all, streamed in whole aligned lines where the output streams */
+            break;
+        case DMLCPU_STORE_ROWS_ALIGNED:
+        case DMLCPU_STORE_ROWS_STRING:
+        case DMLCPU_STORE_ROWS_STREAM: /* one rows kernel call for the runs of a panel */
             c.kind = PANEL_ROWS;
-            int cached_source = read_bytes <= total_bytes / CACHED_SOURCE_MIN_REPEATS;
-            /* writing only, rows the string copy takes, streamed or beyond L2: by it where the
-             * output fits the cache (cache.c, dmlcpu_writes_by_string_copy) */
-            int by_string = cached_source && c.run >= ROWS_UNALIGNED_MIN_BYTES &&
-                            (streams || !dmlcpu_stays_in_l2(call)) &&
-                            dmlcpu_writes_by_string_copy(total_bytes);
-            c.streams = streams && !by_string && c.run >= 64 && table->copy.stream_rows != NULL;
+            c.streams = store == DMLCPU_STORE_ROWS_STREAM;
             c.rows_kernel = c.streams ? table->copy.stream_rows : table->copy.rows;
-            c.rows_cached = !by_string && (c.run < ROWS_UNALIGNED_MIN_BYTES ||
-                                           dmlcpu_stays_in_l2(call) || cached_source);
+            c.rows_cached = store == DMLCPU_STORE_ROWS_ALIGNED;
             c.rows = p->sizes[inner - 1];
             c.row_ds = (ptrdiff_t)dst_strides[inner - 1];
             c.row_ss = (ptrdiff_t)src_strides[inner - 1];
+            break;
+        default:
+            break;
         }
     } else if (layout == DMLCPU_RUN_GATHER && inner >= 1 && abs64(c.ss) >= TRANSPOSE_MIN_STRIDE &&
                c.run >= TRANSPOSE_MIN_RUN && abs64(src_strides[inner - 1]) < abs64(c.ss) &&
@@ -295,9 +228,8 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
     if (c.kind == PANEL_ROWS && c.outer >= 1 &&
         c.outer_count / p->sizes[c.outer - 1] >= (chunks > 1 ? 4 * (int64_t)chunks : 1)) {
         /* the dim outside the rows walked in the panel, where the threads can still share the
-         * outer steps evenly: with a walk step per group of rows, a TILE (1,c,32,32) x (8,1,4,4)
-         * float64 taken straight at 8 MiB (groups of four 256-byte rows) took 1.09-1.12x as long
-         * warm on one thread (benchmarks/NOTES.md) */
+         * outer steps evenly: a walk step per group of a few short rows costs more than the
+         * rows (decisions.md "walk shapes") */
         c.outer--;
         c.groups = p->sizes[c.outer];
         c.group_ds = (ptrdiff_t)dst_strides[c.outer];
@@ -313,7 +245,6 @@ void dmlcpu_copy_pair(const dmlcpu_pair *p, size_t elsize, int stream, int64_t c
         chunks = dmlcpu_chunks_for(total_bytes, pieces);
     }
     dmlcpu_parallel(copy_chunk, &c, chunks);
-    if (asked_at != 0) dmlcpu_wrote_output(p->op[DMLCPU_DST].data, asked_at);
 }
 
 dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
@@ -332,8 +263,8 @@ dmlcpu_status dmlcpu_copy(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     return dmlcpu_copy_streamed(dst, src, elsize, DMLCPU_STREAM_AUTO, 0);
 }
 
-/* dmlcpu_copy_streamed's checks and normalization, on offsets; a run is then dmlcpu_copy_pair.
- * (A tiny copy spent half its time in them.) */
+/* dmlcpu_copy_streamed's checks and normalization, on offsets; a run is then dmlcpu_copy_pair
+ * (a tiny copy spends half its time in them). */
 dmlcpu_status dmlcpu_copy_prepare(dmlcpu_prepared_copy *prepared, const dmlcpu_view *dst,
                                   const dmlcpu_view *src, size_t elsize) {
     dmlcpu_pair pair;
@@ -363,8 +294,7 @@ dmlcpu_status dmlcpu_copy_prepared(const dmlcpu_prepared_copy *prepared, char *d
     if (prepared->ndim == 0) return DMLCPU_OK;
     if (dst_base == NULL || src_base == NULL) return DMLCPU_E_INVALID;
     /* whole arrays, a fixed size each: gcc made loops of ndim words into three `rep movsq`,
-     * whose start-up cost a tiny SLICE call about 12% of its time (0.48-0.49 -> 0.41-0.44 us
-     * without them) */
+     * whose start-up cost a tiny call about a tenth of its time */
     pair.ndim = prepared->ndim;
     memcpy(pair.sizes, prepared->sizes, sizeof pair.sizes);
     for (int k = 0; k < 2; k++)

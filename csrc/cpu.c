@@ -7,6 +7,7 @@
  * baseline. Other platforms report no features and run the scalar kernels.
  */
 #include "internal.h"
+#include "machine.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #define DMLCPU_X86_64 1
@@ -98,6 +99,20 @@ uint32_t dmlcpu_detect_cpu_features(void) {
     f |= DMLCPU_CPU_NEON;
 #endif
     return f;
+}
+
+/* 1 where cpuid leaf 1 sets ECX bit 31 (a hypervisor is present): its caches are the host's,
+ * as the machine model reports them (machine.c). 0 elsewhere. */
+int dmlcpu_cpu_hypervisor(void) {
+#if defined(DMLCPU_X86_64)
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    if (r[0] < 1) return 0;
+    cpuid(1, 0, r);
+    return (int)((r[2] >> 31) & 1);
+#else
+    return 0;
+#endif
 }
 
 static const char *const feature_names[DMLCPU_CPU_FEATURE_COUNT] = {

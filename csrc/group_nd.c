@@ -8,14 +8,14 @@
  * copying every part's block at each writes the output front to back (in L2, a JOIN's in one
  * aligned walk across the blocks, the blocks kernel, and a SPLIT's part by part in panels of a few
  * outer indices, PART_PANEL_ROWS; blocks of 16 KiB and more each by the string copy,
- * STRING_MIN_BLOCK_BYTES). A large output then streams whole cache lines only: a JOIN's
+ * the policy's long_run). A large output then streams whole cache lines only: a JOIN's
  * whose blocks are each a line or longer by the same aligned walk (the streamed blocks kernel, the
  * partial lines at the ends of a thread's share stored ordinarily), anything else block by block,
  * a line where two blocks meet gathered from both and streamed once the second completes it
  * (line_carry); only the lines at the ends of a thread's share, or where blocks do not follow each
  * other, get ordinary stores. No line mixes the two kinds of store (streaming short runs whose
  * edge lines did was several times slower, and storing the meeting lines ordinarily made them be
- * read first: benchmarks/NOTES.md).
+ * read first). Which way a call takes, the policy says (policy.c; docs/decisions.md).
  *
  * Anything else (a block that is not contiguous in both operands, tiny blocks, one part) is
  * copied part by part through dmlcpu_copy_pair, exactly as dmlcpu_copy would.
@@ -24,72 +24,42 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "policy.h"
 #include "walk.h"
 
 #define LINE_BYTES 64
 /*
- * Blocks of fewer elements than this on average copy part by part: a call per element costs more
- * than the strided kernels of the per-part path (a JOIN of one-element parts is one scatter per
- * input). JOIN 4x(N, inner) along axis 1, 4 MiB each, us one pass / part by part: float32 inner 1
- * 10542 / 2435, inner 2 7254 / 11142, inner 4 3674 / 5833, inner 16 1713 / 3418; int8 inner 1
- * 10277 / 2001, inner 2 6545 / 8149 (benchmarks/bench_group.py, one thread).
+ * The walk's shapes (decisions.md "walk shapes"). Blocks of fewer than GROUP_MIN_BLOCK_ELEMENTS
+ * elements on average copy part by part: a call per element costs more than the strided kernels
+ * of the per-part path (a JOIN of one-element parts is one scatter per input); from there the
+ * one pass is faster whether or not the blocks lie back to back in the destination.
  */
 #define GROUP_MIN_BLOCK_ELEMENTS 2
-/* From there the one pass won whether or not the blocks lie back to back in the destination:
- * SPLIT int8 (32,256,1024) along axis 2 into equal parts, ms one pass / part by part, one
- * thread: 16-byte blocks 2.6 / 3.1, 32: 1.1 / 2.5, 64: 0.80 / 1.6, 128: 0.46 / 0.78; into
- * [100, 300, 624] at 32 MiB 1.9-2.3 / 4.2-4.9 (the parts streamed one by one). */
-/*
- * Streaming: blocks of at least STREAM_LONG_BLOCK_BYTES on average stream where dmlcpu_streams
- * says so for the bytes written, like the per-run streaming of a copy; shorter blocks only from
- * STREAM_SHORT_MIN_BYTES as well. Every line streams whole, the lines where blocks meet through
- * a carry (line_carry, below). On an Intel Xeon, one thread, us, ordinary stores / streamed:
- * JOIN 4x(N, w) along axis 1 at 8 MiB, 128-byte blocks int8 1084 / 1466, float32 1156 / 1442
- * (at 32 MiB 1.13-1.31x as fast streamed); 256-byte ones float32 1013 / 982 (32 MiB: 1.6x);
- * JOIN 4x(32,256,256) int8 along axis 2 (256-byte blocks) 1957 / 1308, at 32 MiB 7468 / 4067;
- * SPLIT (32,256,1024) int8 into [100, 300, 624] 1357 / 1001 (benchmarks/NOTES.md).
- */
+/* Blocks at least this long on average are "long" to the policy's streaming question
+ * (dmlcpu_policy_group_streams, decisions.md "group streaming"). */
 #define STREAM_LONG_BLOCK_BYTES ((int64_t)256)
-#define STREAM_SHORT_MIN_BYTES ((int64_t)64 << 20)
-/* In a call that stays in L2 (dmlcpu_stays_in_l2), blocks this long or longer are stored in
- * aligned vectors, the rows kernel's ends copied inline. On an Intel Xeon: float16's 512-byte
- * blocks at 512 KiB 1.05-1.30x as fast in the JOIN and 0.98-1.12x in the SPLIT; int8's 256-byte
- * ones (JOIN 4x(N,256,256) along axis 2) at 512 KiB-1 MiB 1.08-1.49x, SPLIT [100,300,624]
- * 0.98-1.07x; 128 bytes no better (benchmarks/NOTES.md). (On AMD Zen 4, before the inline ends,
- * 256-byte blocks lost: 0.63x.) Where the blocks, all this long or longer and some shorter than
- * STRING_MIN_BLOCK_BYTES, fill the destination front to back (a JOIN's: fills_packed_rows), the
- * blocks kernel walks them all in one aligned walk instead (copy_stream.h: 1.03-1.75x as fast
- * again warm). */
+/* In a call that stays in L2 (dmlcpu_policy_in_l2), blocks this long or longer are stored in
+ * aligned vectors, the rows kernel's ends copied inline (shorter ones gain nothing). Where the
+ * blocks, all this long or longer and some shorter than the policy's long_run, fill the
+ * destination front to back (a JOIN's: fills_packed_rows), the blocks kernel walks them all in
+ * one aligned walk instead. */
 #define ALIGNED_MIN_BLOCK_BYTES 256
 /* In a call that stays in L2, parts whose destinations are each packed (a SPLIT's), with blocks of
  * a line or more, are copied PART_PANEL_ROWS outer indices at a time, part by part, each part's
  * panel one call of the rows kernel: one aligned walk across the rows of the part's destination
  * instead of one per block, each with its own unaligned ends. The panel's source is read from
- * memory once, by the later parts from cache. SPLIT into [100, 300, 624] at 512 KiB, against the
- * interleaved blocks: 1.01-1.31x as fast warm, 1.00-1.02x cold (the whole range part by part:
- * cold 0.95-1.02x; panels of 8 rows 0.98-1.02x); SPLIT along axis 1 0.98-1.01x
- * (benchmarks/NOTES.md). */
+ * memory once, by the later parts from cache. */
 #define PART_PANEL_ROWS 16
-/* In a call that stays in L2, where every block is this long or longer, the rows kernel copies
- * each as copy_nd.c copies a long packed run there (LONG_RUN_CACHED): a line in vectors, then
- * the string copy, as glibc's memcpy does (x86), rather than in its aligned walk. AMD Zen 4, the
- * bench's rotation, three processes each way, one thread, 512 KiB, int8 (64 KiB blocks; the
- * other widths' parts have one outer index and were copied so already): JOIN along axis 1 cold
- * 0.953-0.969x NumPy -> 1.060-1.072x, warm 1.008-1.011x -> 1.074-1.078x; SPLIT along axis 1
- * cold 1.09-1.11x -> 1.19x, warm 1.13-1.14x -> 1.22-1.23x; two threads as fast or faster. (On
- * an Intel Xeon the string copy per JOIN block had lost 0.5-2.6% warm; benchmarks/NOTES.md.) */
-#define STRING_MIN_BLOCK_BYTES ((size_t)16 << 10)
+/* In a call that stays in L2, where every block is a long run (the policy's long_run) or longer,
+ * the rows kernel copies each as copy_nd.c copies a long packed run there: a line in vectors,
+ * then the string copy, as glibc's memcpy does (x86), rather than in its aligned walk
+ * (decisions.md "long runs"). */
 /*
  * Streamed, a JOIN's blocks (a line or longer each) go by the blocks kernel with non-temporal
- * stores, one call a thread, where block by block (line_carry) took a call, a carry lookup and a
- * gathered line for every block. AMD Zen 4, JOIN along axis 2 at 8 MiB, one thread, walked
- * against block by block: back to back int8 (256-byte blocks) 1.68-2.17x as fast, float16-float64
- * 1.05-1.74x; after 48 MiB of other copies int8 1.25-1.57x, float16-float64 0.85-1.31x; float32
- * at 32 MiB 1.04-1.44x; two threads 1.12-2.02x; along axis 1 (64 KiB blocks) 1.00-1.07x. A
- * SPLIT's parts streamed through the rows kernel in panels, as in L2, won back to back (int8 into
- * [100, 300, 624] at 8 MiB 695 -> 429 us) but lost where the source came from memory (after other
- * copies 752 -> 1106, at 32 MiB 2573 -> 3832): part by part, each panel's source is read in
- * strided passes (benchmarks/NOTES.md). SPLITs stream block by block.
+ * stores, one call a thread, where block by block (line_carry) takes a call, a carry lookup and a
+ * gathered line for every block. A SPLIT's parts streamed part by part in panels would read each
+ * panel's source in strided passes, which loses where the source comes from memory: SPLITs
+ * stream block by block.
  */
 /* Parts held on the C stack; more are allocated (or, failing that, copied part by part). */
 #define STACK_PARTS 8
@@ -192,8 +162,8 @@ static void copy_block(const group_plan *g, line_carry *carry, size_t k, char *d
 }
 
 /* Outer flat indices [begin, end): every part's block at each, in part order. One outer dim
- * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of 256-byte
- * blocks 15% (4x(2,256,256) int8 along axis 2, one thread: 17.9-18.6 us, 15.0-16.4 so). */
+ * (most groups, after merging) is counted rather than walked: the walk cost a JOIN of short
+ * blocks a sixth of its time. */
 static void group_range(const group_plan *g, line_carry *carry, int64_t begin, int64_t end) {
     if (g->blocks != NULL) { /* the destination rows [begin, end), packed */
         g->blocks(g->ops[0].data + begin * g->ops[0].strides[0], g->parts, g->count,
@@ -350,17 +320,13 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
     int long_blocks = block_bytes >= STREAM_LONG_BLOCK_BYTES * (int64_t)n;
     const dmlcpu_dispatch *table = dmlcpu_dispatch_table();
     g->packed = table->copy.run[0][DMLCPU_RUN_CONTIGUOUS];
-    int streams = dmlcpu_streams(total_bytes, total_bytes) &&
-                  (long_blocks || total_bytes >= STREAM_SHORT_MIN_BYTES);
-    uint64_t asked_at = 0; /* when this pass asked whether it rewrites the last output */
-    if (streams)
-        streams = dmlcpu_streams_unless_rewrite(g->ops[0].data, total_bytes, total_bytes,
-                                                &asked_at);
-    if (streams)
+    const dmlcpu_tuning *tuning = dmlcpu_tuning_now();
+    int threads = dmlcpu_threads_for(total_bytes);
+    if (dmlcpu_policy_group_streams(tuning, total_bytes, long_blocks, threads))
         g->stream = table->copy.stream;
-    else if (dmlcpu_stays_in_l2(total_bytes))
+    else if (dmlcpu_policy_in_l2(tuning, total_bytes, threads))
         g->aligned = table->copy.rows;
-    g->rows_cached = shortest < STRING_MIN_BLOCK_BYTES;
+    g->rows_cached = (int64_t)shortest < tuning->value[DMLCPU_TUNE_STREAM_MIN_RUN];
     if (g->stream != NULL && table->copy.stream_blocks != NULL &&
         fills_packed_rows(g, block_bytes, LINE_BYTES)) {
         walk_blocks(g, table->copy.stream_blocks);
@@ -371,7 +337,6 @@ static int one_pass(group_plan *g, const dmlcpu_view *dsts, const dmlcpu_view *s
         g->part_panels = packs_each_part(g);
     }
     dmlcpu_parallel(group_chunk, g, dmlcpu_chunks_for(total_bytes, g->outer_count));
-    if (asked_at != 0) dmlcpu_wrote_output(g->ops[0].data, asked_at);
     return 1;
 }
 

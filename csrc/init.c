@@ -1,8 +1,8 @@
 /*
  * dmlcpu_init, the one owner of initialization: detects the CPU and builds the kernel tables
- * (dispatch.c), then sets up the threads (threads.c) and reads the cache sizes (cache.c), exactly
- * once per process whichever thread calls first. Every entry point that needs any of them calls
- * dmlcpu_init; none of the parts calls another.
+ * (dispatch.c), then sets up the threads (threads.c), detects the machine and derives the tuning
+ * (machine.c, policy.c), exactly once per process whichever thread calls first. Every entry
+ * point that needs any of them calls dmlcpu_init; none of the parts calls another.
  */
 #if !defined(_WIN32)
 #define _POSIX_C_SOURCE 200809L /* pthread_once under -std=c11 */
@@ -12,7 +12,7 @@
 static void init_once(void) {
     dmlcpu_dispatch_init();
     dmlcpu_threads_init();
-    dmlcpu_cache_init();
+    dmlcpu_policy_init();
 }
 
 #if defined(_WIN32)

@@ -93,10 +93,11 @@ int32_t dmlcpu_merge_dims(int32_t ndim, int64_t *sizes, dmlcpu_operand *ops, siz
 /*
  * Copies a normalized pair (copy_nd.c): the whole driver behind dmlcpu_copy. `stream` is 0 or 1
  * where the caller knows better than this one copy's size whether the output stays cached (a
- * TILE writes a large output in many small copies), else DMLCPU_STREAM_AUTO (dmlcpu_streams).
+ * TILE writes a large output in many small copies), else DMLCPU_STREAM_AUTO (the policy says:
+ * policy.h).
  * Streaming also needs a kernel that streams and runs long enough for it. `call_bytes` is what
  * the whole operator call writes when this copy is one piece of it (a JOIN's part, a TILE's
- * block), else 0: whether the output stays in L2 (dmlcpu_stays_in_l2) is the call's, not the
+ * block), else 0: whether the output stays in L2 (dmlcpu_policy_in_l2) is the call's, not the
  * piece's, to say.
  */
 #define DMLCPU_STREAM_AUTO (-1)
@@ -108,55 +109,21 @@ void dmlcpu_copy_pair(const dmlcpu_pair *pair, size_t elsize, int stream, int64_
 dmlcpu_status dmlcpu_copy_streamed(const dmlcpu_view *dst, const dmlcpu_view *src, size_t elsize,
                                    int stream, int64_t call_bytes);
 
-/*
- * Tuning shared by every driver (benchmarks/NOTES.md). A call is shared between threads only in
- * chunks of at least DMLCPU_PARALLEL_CHUNK_BYTES, so from twice that (a worker still asleep costs
- * the caller only the wake-up call: it claims the chunk itself if the worker is late). An output
- * is written with non-temporal stores, where a kernel has them, when dmlcpu_streams says so for
- * the bytes the call writes and reads from memory (cache.c: a copy whose threads each write
- * dmlcpu_stream_threshold() bytes, set from the last-level cache at init; an output written from a
- * cached block twice that), which cannot stay cached, so ordinary stores would only evict useful
- * lines.
- */
-#define DMLCPU_PARALLEL_CHUNK_BYTES ((int64_t)256 << 10)
-int dmlcpu_streams(int64_t written, int64_t read);
-/*
- * Where dmlcpu_streams says yes: 0 (write cached) for a copy moving at most dmlcpu_stream_reuse()
- * bytes a thread (in dmlcpu_streams' measure) that rewrites the output of the last copy that
- * asked, less than that copy took after it ended; else 1 (cache.c). *asked_at is when it asked
- * (0 if it did not), for dmlcpu_wrote_output once the copy is done. `output` is the output's (the
- * first part's) element 0, as the normalized walk has it.
- */
-int dmlcpu_streams_unless_rewrite(const char *output, int64_t written, int64_t read,
-                                  uint64_t *asked_at);
-void dmlcpu_wrote_output(const char *output, uint64_t asked_at);
-/* Where a copy that would stream writes only (TILE's rows of at least 2 KiB, or its slabs on one
- * thread): 1 (written by the string copy, cached) where the active kernels have it (x86) and
- * each thread writes at most dmlcpu_string_copy_limit() bytes, else 0 (cache.c). */
-int dmlcpu_writes_by_string_copy(int64_t written);
 /* A monotonic clock in nanoseconds (the pool file's; 0 where there is none). */
 uint64_t dmlcpu_now_ns(void);
-/*
- * Whether a call writing `written` bytes keeps its output in each thread's L2: at most
- * DMLCPU_L2_CALL_BYTES per thread. Its rows are then stored in aligned vectors, which won there
- * and lost beyond it, and its long packed runs go through the rows kernel (cache.c, copy_nd.c).
- */
-#define DMLCPU_L2_CALL_BYTES ((int64_t)1 << 20)
-int dmlcpu_stays_in_l2(int64_t written);
 
-/* The last-level cache and the streaming threshold (cache.c), detected by dmlcpu_init. */
-void dmlcpu_cache_init(void);
+/* The machine model and the policy (machine.c, policy.c): detected and derived by dmlcpu_init. */
+void dmlcpu_policy_init(void);
 int64_t dmlcpu_parse_bytes(const char *s);
-int64_t dmlcpu_stream_threshold_rule(int64_t llc_bytes, int32_t sharing);
 
 /*
- * The parallel-for every driver uses (threads.c). A call cuts its work into independent chunks
- * whose results do not depend on which thread runs them, nor on how many chunks there are.
- *   dmlcpu_threads_for: how many threads a call writing `bytes` bytes uses (never more than
- *     the thread count or bytes / DMLCPU_PARALLEL_CHUNK_BYTES, at least 1);
+ * The parallel-for every driver uses (threads.c; the two questions policy.c's). A call cuts its
+ * work into independent chunks whose results do not depend on which thread runs them, nor on how
+ * many chunks there are.
+ *   dmlcpu_threads_for: how many threads a call writing `bytes` bytes uses
+ *     (dmlcpu_policy_threads over the pool's thread count);
  *   dmlcpu_chunks_for: how many chunks such a call in `units` independent pieces should have
- *     (1 on one thread; else a few per thread, never more than
- *     bytes / DMLCPU_PARALLEL_CHUNK_BYTES or units);
+ *     (dmlcpu_policy_chunks);
  *   dmlcpu_share: chunk i of n as [*lo, *hi) of [0, total), boundaries on multiples of align
  *     (the last chunk takes the ragged end), an even share without overflow;
  *   dmlcpu_parallel: runs task(ctx, i, n) for every i in [0, n), on the pool when it is free,

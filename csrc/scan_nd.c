@@ -16,17 +16,12 @@
  * operations in the same order, so the bits never depend on the thread count.
  */
 #include "dispatch.h"
+#include "policy.h"
 #include "walk.h"
 
-/* The columns an outer chunk takes are strips of a page of each row at least: threads on
- * narrower strips of one page each pull the other's lines into their L2 (its prefetchers run on
- * to the end of the page), so an int8 (128,4096) scan along axis 0 in L2 in 2 KiB strips took
- * twice the time of one thread on two. Where the call does not stay in L2 and page strips are
- * fewer than its threads, half a page: int8 (2048-8192,4096) along axis 0, two threads,
- * 1.45-1.72x as fast as one page strip per row (a single thread); float16's (1024-4096,4096)
- * 0.80-0.92x in 2 KiB strips against its two 4 KiB strips per row (benchmarks/NOTES.md). */
-#define OUTER_STRIP_MIN_BYTES 4096
-#define OUTER_STRIP_NARROW_BYTES 2048
+/* The columns an outer chunk takes are strips of the policy's scan_strip bytes of each row at
+ * least (half that where whole strips are fewer than the threads; decisions.md "scan strips"):
+ * threads on narrower strips pull each other's lines into their L2. */
 
 static int scan_type_of(dmlcpu_dtype dtype, dmlcpu_scan_type *type) {
     switch (dtype) {
@@ -185,32 +180,29 @@ dmlcpu_status dmlcpu_scan_carried(const dmlcpu_view *dst, const dmlcpu_view *src
     for (int32_t d = 0; d + 1 < c.ndim; d++) c.positions *= c.sizes[d];
     int64_t scans = c.positions * c.across; /* every product here divides the element count */
     int64_t total_bytes = scans * axis_len * (int64_t)elsize;
-    /* outer: strips of a page of columns (above), lead so that every boundary falls where a line
-     * of dst starts in its first row (in every row where the rows keep the alignment); else the
-     * two threads on either side write that line in each row. NumPy's large arrays start 16
-     * bytes into a page: float32 (32,4096) along axis 0, two threads, 16.6 -> 13.2 us, (2048,4096)
-     * 1.74 -> 1.21 ms; float16 1.07-1.17x (benchmarks/NOTES.md). line: whole groups of 16
-     * lines (8 below). */
-    c.align = outer ? (int64_t)(OUTER_STRIP_MIN_BYTES / elsize) : 16;
-    if (outer && (scans + c.align - 1) / c.align < dmlcpu_threads_for(total_bytes) &&
-        !dmlcpu_stays_in_l2(total_bytes))
-        c.align = (int64_t)(OUTER_STRIP_NARROW_BYTES / elsize);
+    /* outer: strips of columns (above), lead so that every boundary falls where a line of dst
+     * starts in its first row (in every row where the rows keep the alignment); else the two
+     * threads on either side write that line in each row (NumPy's large arrays start 16 bytes
+     * into a page). line: whole groups of 16 lines (8 below). */
+    const dmlcpu_tuning *tuning = dmlcpu_tuning_now();
+    int threads = dmlcpu_threads_for(total_bytes);
+    c.align = outer ? dmlcpu_policy_scan_strip(tuning, scans * (int64_t)elsize, total_bytes,
+                                               threads) / (int64_t)elsize
+                    : 16;
+    if (c.align < 1) c.align = 1;
     if (outer && c.positions == 1 && c.op[DMLCPU_DST].strides[c.ndim - 1] == (int64_t)elsize) {
         size_t to_line = dmlcpu_bytes_to_aligned(c.op[DMLCPU_DST].data, 64);
         if (to_line % elsize == 0 && (int64_t)(to_line / elsize) < scans)
             c.lead = (int64_t)(to_line / elsize);
     }
-    /* A line kernel stores a block of each of 16-64 lines in turn: ordinary stores then read
-     * every line for ownership, and non-temporal ones were 2x faster from 2 MiB here at any
-     * thread count (benchmarks/NOTES.md), so lines stream by the bytes the whole call moves.
-     * Outer rows are stored in order, like a copy's runs. */
-    int streams = outer ? dmlcpu_streams(total_bytes, total_bytes)
-                        : total_bytes >= dmlcpu_stream_threshold() / 2;
+    /* Streamed or not, as the policy says (decisions.md "line scans": a line kernel stores a
+     * block of each of 16-64 lines in turn, so ordinary stores read every line for ownership;
+     * outer rows are stored in order, like a copy's runs). */
+    int streams = dmlcpu_policy_scan_streams(tuning, outer, total_bytes, threads);
     if (streams) c.flags |= DMLCPU_SCAN_STREAM;
-    /* Lines too few for a group of 16 per thread go in groups of 8 (float64's AVX-512 kernel
-     * takes 8 lines at once): (16,4096) float64 along axis 1, two threads, 1.27x / 1.84x as fast
-     * cold / warm, products 1.44x / 1.42x (benchmarks/NOTES.md). */
-    if (!outer && (scans + c.align - 1) / c.align < dmlcpu_threads_for(total_bytes)) c.align = 8;
+    /* Lines too few for a group of 16 per thread go in groups of 8 (the widest kernels take 8
+     * float64 lines at once), so that every thread gets some. */
+    if (!outer && (scans + c.align - 1) / c.align < threads) c.align = 8;
     int64_t groups = (scans + c.align - 1) / c.align; /* chunks split only between them */
     dmlcpu_parallel(scan_chunk, &c, dmlcpu_chunks_for(total_bytes, groups));
     return DMLCPU_OK;

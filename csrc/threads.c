@@ -51,21 +51,7 @@ int dmlcpu_get_num_threads(void) {
     return atomic_load(&num_threads);
 }
 
-int dmlcpu_threads_for(int64_t bytes) {
-    int64_t threads = dmlcpu_get_num_threads(), by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
-    if (by_size < 1) return 1;
-    return (int)(by_size < threads ? by_size : threads);
-}
-
-int dmlcpu_chunks_for(int64_t bytes, int64_t units) {
-    int64_t chunks = dmlcpu_threads_for(bytes);
-    if (chunks < 2) return 1;
-    chunks *= DMLCPU_CHUNKS_PER_THREAD;
-    int64_t by_size = bytes / DMLCPU_PARALLEL_CHUNK_BYTES;
-    if (by_size < chunks) chunks = by_size;
-    if (units < chunks) chunks = units;
-    return chunks < 1 ? 1 : (int)chunks;
-}
+/* dmlcpu_threads_for and dmlcpu_chunks_for: policy.c */
 
 /* Start of chunk i of n in units of align: i * (units / n) plus one for each earlier chunk
  * that takes one of the units / n remainder; never a product that could overflow. */

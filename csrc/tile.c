@@ -1,67 +1,44 @@
 /*
- * TILE: out[c] = in[c mod InputSizes]. Two ways, by what measured fastest (benchmarks/NOTES.md):
+ * TILE: out[c] = in[c mod InputSizes], one of three ways, as the policy says (policy.c,
+ * dmlcpu_policy_tile; docs/decisions.md "tile replicas", "tile slabs"):
  *
- * - Straight from the input, when its runs are long (TILE_MIN_RUN_BYTES): one strided copy, each
- *   repeated dim a stride-0 dim of the source. The input stays cached; the copy driver threads
- *   and streams it like any copy.
+ * - Straight from the input, when its runs are long (the policy's tile_straight_run): one
+ *   strided copy, each repeated dim a stride-0 dim of the source. The input stays cached; the
+ *   copy driver threads and streams it like any copy.
  * - In blocks, otherwise. A block is the output's innermost dims, whole, over a slab of input
- *   indices of the dim outside them, small enough to stay in L1 or L2 (TILE_BLOCK_BYTES, or one
- *   output row where that is longer). It is built at its home position (inside the input's
- *   extent), then copied to each of its replicas along the outer dims, reading it from the cache
- *   at stride 0; a small output is one block. A block is built from the input once, then each
- *   repeated dim, innermost first, is filled by spreading (one copy reading the part already
- *   written at stride 0; for the innermost dim, the input itself, in the same copy) or, where
- *   that copy's runs would be short and many, by doubling (the written part copied after itself
- *   until the dim is full). Only the replicas stream, where the whole output would not stay
- *   cached.
- * - In slabs, on one thread where the output would stream but fits the thread's share of the
- *   cache: the first tile along the outermost repeated dim, built in blocks, then copied after
- *   itself along that dim by the string copy, cached.
+ *   indices of the dim outside them, small enough to stay in L1 or L2 (the policy's tile_block,
+ *   or one output row where that is longer). It is built at its home position (inside the
+ *   input's extent), then copied to each of its replicas along the outer dims, reading it from
+ *   the cache at stride 0; a small output is one block. A block is built from the input once,
+ *   then each repeated dim, innermost first, is filled by spreading (one copy reading the part
+ *   already written at stride 0; for the innermost dim, the input itself, in the same copy) or,
+ *   where that copy's runs would be short and many, by doubling (the written part copied after
+ *   itself until the dim is full). Only the replicas stream.
+ * - In slabs, on one thread where the output would stream but fits the cache: the first tile
+ *   along the outermost repeated dim, built in blocks, then copied after itself along that dim
+ *   by the string copy, cached.
  *
  * On several threads the blocks are shared out, each built and replicated by one thread. Where
  * there are too few, the output is cut into slices along its outermost repeated dim, one per
- * thread, each in blocks of its own: a block written by one core and read by the other cost more
- * here than writing it twice (8 MiB on two threads: 0.28 ms, 0.12 ms). Slicing alone had each
- * thread read back a slab too large for its share of the cache: a 128 MiB float32 TILE took as
- * long on two threads as on one (5.9 ms).
+ * thread, each in blocks of its own: a block written by one core and read by another costs more
+ * than writing it twice, and slicing alone would have each thread read back a slab too large
+ * for its share of the cache.
  */
 #include <stdatomic.h>
 #include <string.h>
 
-#include "internal.h"
+#include "dispatch.h"
+#include "policy.h"
 
-/*
- * Blocks hold at most this, or one output row where that is longer (a block is whole rows).
- * Against blocks up to the streaming threshold (3 MiB here, never under 2 MiB; whole blocks
- * doubled up to half that), TILE (1,c,32,32) x (8,1,4,4), Intel Xeon, shared buffer sets: one
- * thread 0.97-1.39x as fast cold, 0.88-1.32x warm (the losses warm at 8-128 MiB, int8 at 128
- * MiB the 0.88); two threads 0.96-1.70x cold, 0.93-1.80x warm; int8 at 512 KiB 1.07x / 1.10x on
- * one thread, 1.14x / 1.18x on two. The replicas read 64 KiB from L1 or L2, not 3 MiB from the
- * last-level cache. 16 and 32 KiB measured alike or better on most cells but worse on float32 and
- * float64 at 512 KiB on two threads; 128 KiB to 1 MiB gained less (benchmarks/NOTES.md).
- */
-#define TILE_BLOCK_BYTES ((int64_t)64 << 10)
 /* Spreading dim d copies the tile along d once per repeat, in runs of the tile's bytes along d;
  * doubling copies log2(repeats) times, in runs that double. Doubling where a dim repeats more
- * than TILE_SPREAD_MAX_REPEATS times in runs under TILE_SPREAD_MIN_RUN_BYTES: one thread, a block
- * of 48 KiB, us, doubling / spreading: int8 8-byte runs 16 repeats 16.1-16.5 / 20.2-20.4, 8
- * repeats 23.6-26.7 / 23.3-23.8; 32-byte runs 32 repeats 4.65 / 5.37, 8 repeats 6.9-7.1 /
- * 6.4-6.7; float32 128-byte runs, up to 128 repeats, 3.3-4.1 / 2.7-3.6. Spread
- * in 4-byte runs, (100,4) x (1,50000) int8 took 20 ms, doubled 2.1 ms. In 64 KiB blocks of
- * (1,c,32,32) x (8,1,4,4) spreading is 1.04-1.20x as fast as doubling for int8 and float16,
- * alike for float32 and float64. */
+ * than TILE_SPREAD_MAX_REPEATS times in runs under TILE_SPREAD_MIN_RUN_BYTES, where a call per
+ * short run costs more than the passes doubling adds (decisions.md "walk shapes"). */
 #define TILE_SPREAD_MAX_REPEATS 8
 #define TILE_SPREAD_MIN_RUN_BYTES 64
 /* Tests force another limit (dmlcpu_set_tile_limit): blocks of at most it, those up to half of it
  * doubled in every dim, so small arrays reach every way. */
 static _Atomic int64_t forced_limit = -1;
-/* Input runs at least this long are copied straight into every tile; shorter ones in blocks.
- * float64 TILE (1,c,32,32) x (8,1,4,4), runs of 256 bytes, blocks over straight, one thread, on an
- * Intel Xeon, medians: 8 MiB 1.15x as fast cold, 0.97x warm; 32 MiB 1.06x and 1.13x. On two
- * threads beyond L2 runs of 128 and 256 bytes had gone straight (against 3 MiB blocks, 1.16-1.48x
- * as fast cold at 8-32 MiB); against 64 KiB blocks, straight took float32 and float64 at 8-128 MiB
- * 1.5-2.0x the time cold and 1.1-1.9x warm (benchmarks/NOTES.md). */
-#define TILE_MIN_RUN_BYTES 1024
 #define TILE_MAX_VIEW_DIMS (2 * DMLCPU_MAX_DIMS)
 
 /* Fills dim d of part (the dims inside it full, those outside it at the input's sizes; its first
@@ -170,11 +147,8 @@ static int doubles_dim(const dmlcpu_view *dst, const dmlcpu_view *src, int32_t d
 
 /* The input into the first tiles of dst along its innermost dim, all of them, each read from the
  * input at stride 0: one pass, where the input copied into the first tile and then spread made
- * two, the first a walk step per input row. With the rows kernel's short repeated rows stored
- * from registers (copy_stream.h), against the two passes, TILE (1,c,32,32) x (8,1,4,4) at 512
- * KiB-32 MiB, one and two threads, cold and warm (benchmarks/NOTES.md): int8 1.00-1.33x as fast,
- * float16 1.02-1.18x, float32 1.01-1.04x, float64 0.99-1.03x. Here and below, every copy is a
- * piece of a TILE writing call_bytes in all (internal.h, dmlcpu_copy_pair). */
+ * two, the first a walk step per input row. Here and below, every copy is a piece of a TILE
+ * writing call_bytes in all (internal.h, dmlcpu_copy_pair). */
 static dmlcpu_status copy_first_tiles_along_last(const dmlcpu_view *dst, const dmlcpu_view *src,
                                                  size_t elsize, int64_t call_bytes) {
     int32_t last = dst->ndim - 1;
@@ -398,61 +372,34 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
     int threads = dmlcpu_threads_for(dst_bytes);
     int32_t last = w.ndim - 1;
     int64_t run_bytes = last >= 0 ? w.sizes[last] * (int64_t)elsize : 0;
-    if (last >= 0 && (forced >= 0 ? run_bytes >= forced
-                                   : w.dst_strides[last] == (int64_t)elsize &&
-                                         w.src_strides[last] == (int64_t)elsize &&
-                                         run_bytes >= TILE_MIN_RUN_BYTES))
+    int64_t row_bytes = n > 0 ? dst->sizes[n - 1] * (int64_t)elsize : (int64_t)elsize;
+    int packed_run = last >= 0 && w.dst_strides[last] == (int64_t)elsize &&
+                     w.src_strides[last] == (int64_t)elsize;
+    dmlcpu_tile_plan way = dmlcpu_policy_tile(dmlcpu_tuning_now(), dst_bytes, run_bytes,
+                                              packed_run, row_bytes, threads,
+                                              dmlcpu_dispatch_table()->copy.stream_rows != NULL);
+    if (last >= 0 && (forced >= 0 ? run_bytes >= forced : way.straight))
         return wide_run(&w, 0, dst->data, src->data, elsize, DMLCPU_STREAM_AUTO, 0);
 
-    /* in blocks */
-    /* The replicas stream where the output is twice the threshold, whatever the threads:
-     * (1,c,32,32) x (8,1,4,4) float32, one thread, 24-32 MiB, streamed 0.8-1.0x the time of
-     * ordinary stores; two threads, on shared buffer sets (benchmarks/NOTES.md), 1.01-1.28x as
-     * fast cold and 1.04-1.32x warm at 32 MiB, 0.96-1.03x at 24 MiB, every width. (Measured with
-     * a buffer set per variant, ordinary stores had seemed faster on two threads up to 32 MiB;
-     * the rule was then twice the threshold per thread.) Unlike the straight way above, which
-     * on two threads lost by streaming at 32 MiB (cache.c, dmlcpu_streams). */
-    int64_t threshold = dmlcpu_stream_threshold();
-    int64_t row_bytes = n > 0 ? dst->sizes[n - 1] * (int64_t)elsize : (int64_t)elsize;
-    tile_rules rules = {forced >= 0                   ? forced
-                        : row_bytes > TILE_BLOCK_BYTES ? row_bytes
-                                                       : TILE_BLOCK_BYTES,
-                        forced >= 0 ? forced / 2 : 0, dst_bytes / 2 >= threshold, dst_bytes};
-    /* On one thread, an output that would stream but fits the thread's share of the cache
-     * (cache.c, dmlcpu_writes_by_string_copy) is written cached, in slabs, as ONNX Runtime
-     * writes it, so that the next call that rewrites it finds it in the cache. Streamed, every
-     * call wrote it to memory; written cached block by block, a rewrite took four or five calls
-     * to find it cached, slab by slab one or two. (1,c,32,32) x (8,1,4,4) at 8 MiB, int8,
-     * float32 and float64, the bench's ratio to the best peer, four processes each way, against
-     * streamed blocks (benchmarks/NOTES.md): warm 1.00-1.21x against 0.80-1.12x, cold 0.97-1.17x
-     * against 1.20-1.43x (float16 2.0x and more either way). The slab copies by the string copy:
-     * 1 cell of 16 under 1.0x (0.98x), against 5 (0.94-0.999x) by vectors. On two threads, each
-     * with its slice's first tile and copies, cold fell to 0.71-0.92x in 12 of 16 cells at 8 and
-     * 32 MiB (1.16-2.76x streamed): there the blocks stay. */
-    if (rules.stream && threads == 1) {
+    /* in blocks; the replicas streamed or not, and on one thread in slabs (the first tile along
+     * the outermost repeated dim copied after itself by the string copy), as the policy says
+     * (decisions.md "tile replicas", "tile slabs") */
+    tile_rules rules = {forced >= 0 ? forced : way.block_bytes, forced >= 0 ? forced / 2 : 0,
+                        way.stream, dst_bytes};
+    if (way.slabs) {
         int32_t along = 0; /* the outermost repeated dim */
         while (along < n - 1 && dst->sizes[along] == src->sizes[along]) along++;
-        if (along < n && dst->sizes[along] != src->sizes[along] &&
-            dmlcpu_writes_by_string_copy(dst_bytes)) {
+        if (along < n && dst->sizes[along] != src->sizes[along]) {
             rules.stream = 0;
             return tile_in_slabs(dst, src, elsize, &rules, along);
         }
     }
-    /* A rewrite of the last TILE's output right after it (cache.c) writes the replicas cached
-     * only where each thread's share is under twice the threshold: (1,c,32,32) x (8,1,4,4) at
-     * 6-8 MiB, rewritten back to back, took 0.67-0.93x the time streamed on two threads in 12
-     * of 16 cells over two A/Bs (up to 1.47x in the others), 1.08-1.45x on one
-     * (benchmarks/NOTES.md). */
-    uint64_t asked_at = 0; /* when this TILE asked whether it rewrites the last output */
-    if (rules.stream && dst_bytes / 2 / threads < threshold)
-        rules.stream = dmlcpu_streams_unless_rewrite(dst->data, dst_bytes, 0, &asked_at);
     tile_blocks plan;
     plan_blocks(&plan, dst, src, elsize, &rules, threads >= 2 ? 4 * (int64_t)threads : 1);
     tile_job job = {&plan, dst, src, elsize, &rules, 0, plan.blocks, 0};
     if (threads >= 2 && plan.blocks < 2 * (int64_t)threads) {
         /* too few blocks to share: each thread builds its own in a slice of the output (a block
-         * built by one core and copied by another took longer: 8 MiB on two threads, 0.28 ms
-         * against 0.12 ms) */
+         * built by one core and copied by another costs more than building it twice) */
         job.plan = NULL;
         while (job.along < n - 1 && dst->sizes[job.along] == src->sizes[job.along]) job.along++;
         job.units = dst->sizes[job.along] / src->sizes[job.along];
@@ -465,6 +412,5 @@ dmlcpu_status dmlcpu_tile(const dmlcpu_view *dst, const dmlcpu_view *src, size_t
                                          : (job.units < threads ? (int)job.units : threads));
         status = atomic_load(&job.failed) ? DMLCPU_E_INVALID : DMLCPU_OK;
     }
-    if (asked_at != 0) dmlcpu_wrote_output(dst->data, asked_at);
     return status;
 }

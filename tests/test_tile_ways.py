@@ -35,10 +35,10 @@ def streaming(request):
     TILE in blocks on one thread goes in slabs (where the string copy's kernels are: x86)."""
     before = _core._set_stream_threshold(0 if request.param != "cached" else 1 << 62)
     if request.param == "slabs":
-        _core._set_string_copy_limit(1 << 62)
+        _core._set_tune("string_copy_bytes", 1 << 62)
     yield request.param
     _core._set_stream_threshold(before)
-    _core._set_string_copy_limit(-1)
+    _core._set_tune("string_copy_bytes", -1)
 
 
 @pytest.fixture

@@ -59,23 +59,18 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     uint32_t dmlcpu_usable_isas()
     int dmlcpu_active_isa()
     const char *dmlcpu_config_note()
-    ctypedef struct dmlcpu_cache_info:
-        int64_t llc_bytes
-        int32_t llc_sharing
-        int32_t llc_detected
-        int64_t stream_threshold
-        int32_t threshold_from_env
-        int64_t stream_reuse_bytes
-        int64_t string_copy_bytes
-    const dmlcpu_cache_info *dmlcpu_cache()
+    enum: DMLCPU_MACHINE_FIELDS
+    void dmlcpu_machine_info(int64_t *out)
+    int dmlcpu_tune_count()
+    const char *dmlcpu_tune_name(int id)
+    int64_t dmlcpu_tune_value(int id, int32_t *source)
+    int32_t dmlcpu_tune_ignored()
+    int64_t dmlcpu_tune_set(int id, int64_t value)
+    void dmlcpu_tune_derive(const int64_t *machine, const int64_t *overrides, int64_t *values,
+                            int32_t *sources)
+    int64_t dmlcpu_policy_decide(const int64_t *values, int question, const int64_t *facts)
     void dmlcpu_set_stream_threshold(int64_t bytes)
     int64_t dmlcpu_stream_threshold()
-    void dmlcpu_set_stream_reuse(int64_t bytes)
-    int64_t dmlcpu_stream_reuse()
-    uint64_t dmlcpu_stream_rewrites()
-    void dmlcpu_set_string_copy_limit(int64_t bytes)
-    int64_t dmlcpu_string_copy_limit()
-    uint64_t dmlcpu_string_copy_writes()
     void dmlcpu_set_tile_limit(int64_t bytes)
     int dmlcpu_kernel_slot_count()
     const char *dmlcpu_kernel_slot_name(int slot)

@@ -1,7 +1,7 @@
 # Runtime configuration (ISA dispatch, threads), included by _core.pyx.
 # The C core detects the CPU and fills its kernel table once; doing it at import keeps the first
 # operator call from paying for it and makes the environment variables take effect at import.
-from libc.stdint cimport uint32_t
+from libc.stdint cimport int32_t, int64_t, uint32_t
 
 import operator as _operator
 import sys as _sys
@@ -17,7 +17,6 @@ def _config():
     """The runtime configuration as a dict (what show_config prints)."""
     cdef uint32_t features = dmlcpu_cpu_features()
     cdef int slot, isa
-    cdef const dmlcpu_cache_info *cache = dmlcpu_cache()
     kernels = {}
     for slot in range(dmlcpu_kernel_slot_count()):
         isa = dmlcpu_kernel_slot_isa(slot)
@@ -34,25 +33,88 @@ def _config():
         "thread_pool": bool(dmlcpu_threads_compiled()),
         # the note quotes the environment, cut to a fixed length (maybe mid-character)
         "note": dmlcpu_config_note().decode("utf-8", "replace"),
-        "llc_bytes": cache.llc_bytes,
-        "llc_sharing": cache.llc_sharing,
-        "llc_detected": bool(cache.llc_detected),
-        "stream_threshold": dmlcpu_stream_threshold(),
-        "stream_threshold_source": _threshold_source(cache),
-        "stream_reuse_bytes": dmlcpu_stream_reuse(),
-        "string_copy_bytes": dmlcpu_string_copy_limit(),
+        "machine": _machine(),
+        "tuning": _tuning(),
+        "tune_ignored": dmlcpu_tune_ignored(),
     }
 
 
-cdef str _threshold_source(const dmlcpu_cache_info *cache):
-    if dmlcpu_stream_threshold() != cache.stream_threshold:
-        return "set by _set_stream_threshold"
-    if cache.threshold_from_env == 1:
-        return "DMLCPU_STREAM_THRESHOLD"
-    rule = "from the last-level cache" if cache.llc_detected else "no cache detected: a default"
-    if cache.threshold_from_env == -1:
-        return rule + "; a malformed DMLCPU_STREAM_THRESHOLD was ignored"
-    return rule
+# The machine model's fields, in dmlcpu_machine_info's order.
+MACHINE_FIELDS = ("l1d_bytes", "l1d_sharing", "l2_bytes", "l2_sharing", "l3_bytes", "l3_sharing",
+                  "line_bytes", "page_bytes", "logical_cpus", "hypervisor", "caches_detected")
+TUNE_SOURCES = ("default", "detected", "derived", "DMLCPU_TUNE")
+# The policy's questions (dmlcpu_policy_decide) and the names of the ways they answer with.
+_QUESTIONS = {"threads": 0, "chunks": 1, "streams": 2, "copy_store": 3, "group_streams": 4,
+              "tile": 5, "scan_strip": 6, "scan_streams": 7}
+COPY_STORES = ("runs", "stream", "string", "rows_aligned", "rows_string", "rows_stream")
+TILE_WAYS = ("blocks", "straight", "blocks_streamed", "slabs")
+
+
+def _machine():
+    """The machine model detected at initialization, as a dict."""
+    cdef int64_t out[DMLCPU_MACHINE_FIELDS]
+    dmlcpu_machine_info(out)
+    return {name: out[i] for i, name in enumerate(MACHINE_FIELDS)}
+
+
+def _tuning():
+    """Every tuning value in force: name -> (value, source)."""
+    cdef int32_t source = 0
+    cdef int64_t value
+    result = {}
+    for i in range(dmlcpu_tune_count()):
+        value = dmlcpu_tune_value(i, &source)
+        result[dmlcpu_tune_name(i).decode()] = (value, TUNE_SOURCES[source])
+    return result
+
+
+def _tune_id(name):
+    for i in range(dmlcpu_tune_count()):
+        if dmlcpu_tune_name(i).decode() == name:
+            return i
+    raise ValueError("unknown tuning value %r" % (name,))
+
+
+def _set_tune(name, value):
+    """Benchmarks and tests, between calls: tuning value `name` from now on (-1: derived again).
+    Returns the override before (-1: none)."""
+    return dmlcpu_tune_set(_tune_id(name), _operator.index(value))
+
+
+def _derive(machine, overrides=None):
+    """Tests: the tuning derived from a machine model given as a dict (MACHINE_FIELDS) with
+    overrides {name: value}: name -> (value, source). Pure: nothing in force changes."""
+    cdef int64_t fields[DMLCPU_MACHINE_FIELDS]
+    cdef int64_t over[64]
+    cdef int64_t values[64]
+    cdef int32_t sources[64]
+    cdef int count = dmlcpu_tune_count()
+    if count > 64:
+        raise RuntimeError("more tuning values than this hook holds")
+    for i, name in enumerate(MACHINE_FIELDS):
+        fields[i] = _operator.index(machine[name])
+    for i in range(count):
+        over[i] = -1
+    for name, value in (overrides or {}).items():
+        over[_tune_id(name)] = _operator.index(value)
+    dmlcpu_tune_derive(fields, over, values, sources)
+    return {dmlcpu_tune_name(i).decode(): (values[i], TUNE_SOURCES[sources[i]])
+            for i in range(count)}
+
+
+def _decide(tuning, question, *facts):
+    """Tests: the policy's answer to `question` (see dmlcpu_policy_decide) for a tuning as
+    _derive returns it and the call's facts (numbers). Pure."""
+    cdef int64_t values[64]
+    cdef int64_t f[16]
+    cdef int count = dmlcpu_tune_count()
+    for i in range(count):
+        values[i] = _operator.index(tuning[dmlcpu_tune_name(i).decode()][0])
+    if len(facts) > 16:
+        raise ValueError("too many facts")
+    for i, v in enumerate(facts):
+        f[i] = _operator.index(v)
+    return dmlcpu_policy_decide(values, _QUESTIONS[question], f)
 
 
 def show_config(file=None):
@@ -68,18 +130,23 @@ def show_config(file=None):
         "usable ISAs:   " + " ".join(c["usable_isas"]),
         "active ISA:    " + c["active_isa"],
         "threads:       %d%s" % (c["num_threads"], "" if c["thread_pool"] else " (no pool in this build)"),
-        "last-level cache: %d KiB shared by %d CPU(s)%s" % (
-            c["llc_bytes"] // 1024, c["llc_sharing"], "" if c["llc_detected"] else " (assumed)"),
-        "streaming stores: outputs of %d KiB and more (%s)" % (
-            c["stream_threshold"] // 1024, c["stream_threshold_source"]),
     ]
-    if c["stream_reuse_bytes"]:
-        lines.append("  except copies of up to %d KiB a thread rewriting the last one's output "
-                     "right after it" % (c["stream_reuse_bytes"] // 1024))
-    if c["string_copy_bytes"]:
-        lines.append("  except TILE's rows of 2 KiB and more, and its slabs on one thread, up to "
-                     "%d KiB a thread: by the string copy, cached"
-                     % (c["string_copy_bytes"] // 1024))
+    m = c["machine"]
+    lines.append("machine:       L1d %d KiB / %d, L2 %d KiB / %d, L3 %s, line %d B, page %d B, "
+                 "%d logical CPU(s)%s%s" % (
+                     m["l1d_bytes"] // 1024, m["l1d_sharing"], m["l2_bytes"] // 1024,
+                     m["l2_sharing"],
+                     "%d KiB / %d" % (m["l3_bytes"] // 1024, m["l3_sharing"])
+                     if m["l3_bytes"] else "none",
+                     m["line_bytes"], m["page_bytes"], m["logical_cpus"],
+                     ", hypervisor" if m["hypervisor"] else "",
+                     "" if m["caches_detected"] else " (caches assumed: none detected)"))
+    lines.append("tuning (docs/decisions.md; DMLCPU_TUNE=\"name=value,...\" overrides):")
+    lines += ["  %-20s %12d  %s" % (name, value, source)
+              for name, (value, source) in c["tuning"].items()]
+    if c["tune_ignored"]:
+        lines.append("  (%d malformed DMLCPU_TUNE / DMLCPU_STREAM_THRESHOLD entries ignored)"
+                     % c["tune_ignored"])
     lines.append("kernels:")
     lines += ["  %-7s %s" % (isa, " ".join(names)) for isa, names in by_isa.items()]
     if c["note"]:
@@ -88,43 +155,12 @@ def show_config(file=None):
 
 
 def _set_stream_threshold(n):
-    """Benchmarks and tests: copies writing at least n bytes stream from now on (-1: the detected
-    threshold again). Returns the threshold in force before."""
-    cdef int64_t before = dmlcpu_stream_threshold()
-    dmlcpu_set_stream_threshold(_operator.index(n))
-    return before
-
-
-def _set_stream_reuse(n):
-    """Benchmarks and tests: copies beyond the threshold moving at most n bytes a thread write
-    cached where they rewrite the last such copy's output right after it, whatever the threshold
-    (0: never; -1: the default again, the detected limit while the threshold is the detected
-    one). Returns the limit in force before."""
-    cdef int64_t before = dmlcpu_stream_reuse()
-    dmlcpu_set_stream_reuse(_operator.index(n))
-    return before
-
-
-def _stream_rewrites():
-    """Tests: how many copies so far wrote cached as rewrites of the last one's output."""
-    return dmlcpu_stream_rewrites()
-
-
-def _set_string_copy_limit(n):
-    """Benchmarks and tests: copies beyond the threshold or L2 that only write (from a source that
-    stays cached, as TILE's input), in packed rows of 2 KiB and more, and a one-thread TILE in
-    blocks (then in slabs), write them by the string copy, cached, where each thread writes at
-    most n bytes (0: never; -1: the default again, the detected limit while the threshold is the
-    detected one). Returns the limit in force before."""
-    cdef int64_t before = dmlcpu_string_copy_limit()
-    dmlcpu_set_string_copy_limit(_operator.index(n))
-    return before
-
-
-def _string_copy_writes():
-    """Tests: how many copies so far were written by the string copy instead of streamed or of the
-    aligned walk."""
-    return dmlcpu_string_copy_writes()
+    """Benchmarks and tests: copies moving at least n bytes a thread stream from now on, as
+    DMLCPU_STREAM_THRESHOLD sets it (-1: derived again). Returns the override before (-1:
+    none), which restores it."""
+    n = _operator.index(n)
+    _set_tune("stream_thread_bytes", n)
+    return _set_tune("stream_threshold", n)
 
 
 def _set_tile_limit(n):

@@ -170,40 +170,45 @@ enum {
 void dmlcpu_init(void);
 
 /*
- * The last-level cache seen at initialization and the streaming threshold derived from it:
- * copies writing at least stream_threshold bytes use non-temporal stores.
+ * The machine model and the tuning derived from it (machine.c, policy.c; docs/decisions.md).
+ * dmlcpu_machine_info fills the detected model's fields, in this order: L1d bytes, sharing, L2
+ * bytes, sharing, L3 bytes, sharing, line bytes, page bytes, logical CPUs, hypervisor, caches
+ * detected (DMLCPU_MACHINE_FIELDS of them).
  */
-typedef struct dmlcpu_cache_info {
-    int64_t llc_bytes;          /* the last-level cache (a default when not detected) */
-    int32_t llc_sharing;        /* logical CPUs sharing it */
-    int32_t llc_detected;       /* 0: nothing answered, llc_bytes is the default */
-    int64_t stream_threshold;   /* bytes */
-    int32_t threshold_from_env; /* 1: DMLCPU_STREAM_THRESHOLD; -1: that variable was malformed */
-    int64_t stream_reuse_bytes; /* bytes a thread (dmlcpu_stream_reuse) */
-    int64_t string_copy_bytes;  /* bytes a thread (dmlcpu_string_copy_limit) */
-} dmlcpu_cache_info;
-const dmlcpu_cache_info *dmlcpu_cache(void);
-/* For benchmarks and tests: the threshold from now on (bytes; -1 restores the detected one). */
+#define DMLCPU_MACHINE_FIELDS 11
+void dmlcpu_machine_info(int64_t out[DMLCPU_MACHINE_FIELDS]);
+/* Tuning value id (0 .. dmlcpu_tune_count() - 1): its name, its value in force and where it
+ * came from (*source: 0 default, 1 detected, 2 derived, 3 DMLCPU_TUNE or a setter). */
+int dmlcpu_tune_count(void);
+const char *dmlcpu_tune_name(int id);
+int64_t dmlcpu_tune_value(int id, int32_t *source);
+/* How many entries of DMLCPU_TUNE (and DMLCPU_STREAM_THRESHOLD) were ignored as malformed. */
+int32_t dmlcpu_tune_ignored(void);
+/* For benchmarks and tests, between calls: value id from now on (-1: derived again); returns
+ * the override before (-1: none). */
+int64_t dmlcpu_tune_set(int id, int64_t value);
+/* The tuning derived from a model given as data (the fields of dmlcpu_machine_info) with
+ * overrides (-1: none), into values[dmlcpu_tune_count()] and sources: for decision tables. */
+void dmlcpu_tune_derive(const int64_t machine[DMLCPU_MACHINE_FIELDS], const int64_t *overrides,
+                        int64_t *values, int32_t *sources);
+/* The policy's answers for a tuning given as data (values as dmlcpu_tune_derive fills them):
+ *   question 0, the threads a call gets: facts = {bytes, available};
+ *   1, its chunks: {bytes, units, available};
+ *   2, whether it streams: {written, read, threads};
+ *   3, how a packed copy is stored (0 runs, 1 stream, 2 string, 3 rows_aligned, 4 rows_string,
+ *      5 rows_stream): {written, read, call_bytes, run_bytes, rows_packed, threads, request
+ *      (-1 auto, 0, 1, 2 string), has_stream, has_stream_rows};
+ *   4, whether a JOIN or SPLIT streams: {written, long_blocks, threads};
+ *   5, TILE's way (1 straight, 2 blocks streamed, 3 slabs, 0 blocks cached): {written,
+ *      run_bytes, packed_run, row_bytes, threads, has_stream_rows};
+ *   6, an outer scan's strip bytes: {row_bytes, written, threads};
+ *   7, whether a scan streams: {outer, written, threads}.
+ * Returns -1 for an unknown question. */
+int64_t dmlcpu_policy_decide(const int64_t *values, int question, const int64_t *facts);
+/* The streaming threshold (stream_threshold) and its setter, as DMLCPU_STREAM_THRESHOLD sets it:
+ * bytes moved a thread, at any thread count (-1: derived again). */
 void dmlcpu_set_stream_threshold(int64_t bytes);
 int64_t dmlcpu_stream_threshold(void);
-/* A copy beyond the threshold moving at most this many bytes a thread writes cached where it
- * rewrites the output of the last such copy right after it (a loop over the same buffers: cache.c);
- * 0: never. By default the detected rule's (stream_reuse_bytes) while the threshold is the
- * detected one, else 0 (a threshold set by hand or by DMLCPU_STREAM_THRESHOLD is exact); for
- * benchmarks and tests, dmlcpu_set_stream_reuse sets it whatever the threshold (-1: the default
- * again). */
-void dmlcpu_set_stream_reuse(int64_t bytes);
-int64_t dmlcpu_stream_reuse(void);
-/* For tests: how many copies so far wrote cached as rewrites. */
-uint64_t dmlcpu_stream_rewrites(void);
-/* A copy beyond the threshold that only writes (from a source that stays cached: TILE's input),
- * in packed rows that the string copy takes, writes them by it, not streamed, where each thread
- * writes at most this many bytes (cache.c); 0: never. The default and the setter as for
- * dmlcpu_stream_reuse (string_copy_bytes: the detected rule's). */
-void dmlcpu_set_string_copy_limit(int64_t bytes);
-int64_t dmlcpu_string_copy_limit(void);
-/* For tests: how many copies so far were written by the string copy instead of streamed. */
-uint64_t dmlcpu_string_copy_writes(void);
 /* For tests: TILE input runs of this many bytes or more are copied straight into every tile,
  * packed or not; otherwise the output goes in blocks of at most this size, those up to half of it
  * doubled in every dim, larger ones dim by dim as the built-in rule does (-1: the built-in rule,

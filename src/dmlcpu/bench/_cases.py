@@ -15,11 +15,16 @@ import dmlcpu
 from ._peers import ort_runner
 from ._timing import placed, placed_copy
 
-# sizes of the largest tensor of a call: inside L2, inside a thread's share of the LLC, about the
-# LLC, far beyond it
-SIZES = {"512K": 1 << 19, "8M": 8 << 20, "32M": 32 << 20, "128M": 128 << 20}
+# sizes of the largest tensor of a call: every power of two from 256 KiB to 256 MiB, so that no
+# switch point of the policy (policy.c: L2, a thread's share of the cache, the streaming
+# threshold) falls between two measured sizes. The copy families take them all; the scans, whose
+# rules are fewer, the four of SCAN_SIZES (inside L2, inside a thread's share of the cache, about
+# the cache, far beyond it).
+SIZES = {("%dK" % (n >> 10) if n < 1 << 20 else "%dM" % (n >> 20)): n
+         for n in (1 << k for k in range(18, 29))}
+SCAN_SIZES = ("512K", "8M", "32M", "128M")
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
-QUICK = {"sizes": ("512K", "32M"), "widths": (1, 4),
+QUICK = {"sizes": ("512K", "4M", "16M"), "widths": (1, 4),
          "families": ("SPLIT axis 1 into 4", "SLICE [:, 1::2, 3:900:3]", "JOIN 4 axis 1",
                       "TILE (1,c,32,32) x (8,1,4,4)", "CUM_SUM axis 1")}
 
@@ -230,10 +235,11 @@ def cases(quick, sizes=None, widths=None):
     """Every (family, width, size) case of the full or the quick suite (or of the sizes and
     widths given), lazily built: the data of the largest cases is made only when they run."""
     chosen = QUICK["families"] if quick else tuple(FAMILIES)
-    sizes = sizes or (QUICK["sizes"] if quick else tuple(SIZES))
     widths = widths or (QUICK["widths"] if quick else tuple(DTYPES))
     for family in chosen:
+        ladder = sizes or (QUICK["sizes"] if quick else
+                           SCAN_SIZES if family.startswith("CUM_") else tuple(SIZES))
         for width in widths:
-            for label in sizes:
+            for label in ladder:
                 yield family, width, label, (
                     lambda f=family, w=width, s=label: FAMILIES[f](SIZES[s], DTYPES[w], s))

@@ -42,7 +42,7 @@ def _parser():
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n".join(__doc__.split("\n")[1:]))
     p.add_argument("--quick", action="store_true",
-                   help="a subset (2 widths, 2 sizes, 5 families) with short timings (< 1 min)")
+                   help="a subset (2 widths, 3 sizes, 5 families) with short timings (< 1 min)")
     p.add_argument("--json", metavar="PATH", help="write the machine and every row as JSON")
     p.add_argument("--table", metavar="PATH", help="write every row as a Markdown table (the "
                    "Performance section links to it); only files named are written")

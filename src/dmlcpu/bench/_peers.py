@@ -80,9 +80,10 @@ def machine_info(thread_counts):
     info["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY")  # PyTorch's idle workers
     if hasattr(os, "getloadavg"):
         info["load_average"] = round(os.getloadavg()[0], 2)  # other work on the machine
-    for key in ("stream_threshold", "llc_bytes", "llc_sharing"):
-        if key in config:
-            info[key] = config[key]
+    if "tuning" in config:  # the machine model and the policy's values (docs/decisions.md)
+        info["machine_model"] = config["machine"]
+        info["tuning"] = {name: value for name, (value, _) in config["tuning"].items()}
+        info["stream_threshold"] = info["tuning"]["stream_threshold"]
     for name, module_name in (("torch", "torch"), ("onnxruntime", "onnxruntime")):
         module = optional(module_name)
         if module is not None:
