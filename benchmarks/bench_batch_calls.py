@@ -8,7 +8,7 @@ call timed on its own. Run with PYTHONPATH=src:
 Prints, per library, the median time of each position in a batch over the rounds (position 0 is
 the protocol's untimed call, which finds the buffer set as other libraries' work left it), then
 the mean of the timed positions: what the warm protocol reports. It tells a library whose later
-calls find their output cached from one that runs at one speed throughout (benchmarks/NOTES.md,
+calls find their output cached from one that runs at one speed throughout (NOTES.md in git,
 sixteenth session).
 """
 import argparse

@@ -1,4 +1,4 @@
-"""Kernel-level measurements behind the dispatch choices (benchmarks/NOTES.md).
+"""Kernel-level measurements behind the dispatch choices (NOTES.md in git).
 
 Each section times one kernel slot under every usable ISA (forced in-process), through one-step
 plans so the Python layer's per-call cost stays out, in interleaved rounds with medians.

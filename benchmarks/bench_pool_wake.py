@@ -13,7 +13,7 @@ With --sleep-ms M --batch N it measures batches instead, as the bench's warm pro
 the caller sleeps M ms (other work elsewhere; the workers go to sleep), then makes one untimed
 call and N back to back, 40 times; printed are the quartiles of the batches' mean call time, one
 thread and two in alternate batches. A worker that the system wakes on its caller's CPU shows
-here (csrc/pool_impl.h, POOL_YIELD_AFTER_NS). Used for benchmarks/NOTES.md.
+here (csrc/pool_impl.h, POOL_YIELD_AFTER_NS). Used for the old NOTES.md.
 """
 import argparse
 import time

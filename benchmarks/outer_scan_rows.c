@@ -3,7 +3,7 @@
  * and written in memory once per row), from the previous output row (ONNX Runtime's way), and two
  * or four rows at a time (the accumulators in registers down the rows), each with ordinary and
  * with streaming stores, beside a memcpy of the same bytes: the measurement behind
- * SCAN_OUTER_ROWS in csrc/kernels/scan_outer_simd.h (benchmarks/NOTES.md).
+ * SCAN_OUTER_ROWS in csrc/kernels/scan_outer_simd.h (NOTES.md in git).
  *
  *   cc -O2 -mavx512f -o /tmp/outer_scan_rows benchmarks/outer_scan_rows.c && /tmp/outer_scan_rows R
  *

@@ -1,7 +1,7 @@
 /*
  * Runs of n bytes copied one after another, by glibc's memcpy, by plain AVX2 / AVX-512 loops and
  * by `rep movsb`:
- * the measurement behind the packed-run kernel (kernels/copy_vector.h, benchmarks/NOTES.md).
+ * the measurement behind the packed-run kernel (kernels/copy_vector.h, NOTES.md in git).
  *
  *   cc -O2 -o /tmp/packed_runs benchmarks/packed_runs.c && /tmp/packed_runs RUN TOTAL_KIB REPEAT OFFSET
  *

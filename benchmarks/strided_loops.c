@@ -2,7 +2,7 @@
  * A gather of float64 elements at a constant source stride into a packed row, row after row, by
  * a loop of one element per iteration and by loops that issue four or eight loads before their
  * stores: the measurement behind the portable strided kernels (kernels/copy_portable.h,
- * benchmarks/NOTES.md). The one-element loop's time depends on where its code lands, so build
+ * NOTES.md in git). The one-element loop's time depends on where its code lands, so build
  * it several ways:
  *
  *   for f in -O3 -O2 -Os "-O3 -falign-loops=64"; do

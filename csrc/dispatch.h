@@ -2,7 +2,7 @@
  * The kernel table: one struct of function pointers, one section per kernel family.
  *
  * Each ISA translation unit exports a partial table of its own type: the slots it fills are the
- * ones where it measured faster than the narrower ISA (benchmarks/NOTES.md); NULL slots fall back.
+ * ones where it measured faster than the narrower ISA (NOTES.md in git); NULL slots fall back.
  * dispatch.c starts from the scalar table, then overlays each usable wider ISA in order.
  * A new ISA registers its tables with one line in dispatch.c (isa_tables). A new family adds a
  * section struct here, a member to dmlcpu_dispatch and a few lines to dispatch.c's overlay and

@@ -20,7 +20,7 @@
  * a caller whose last chunks finish a little after its own, then never sleep. The spin is short
  * so that an idle pool does not hold a core that other work between calls could use (spinning
  * on for 20 ms, even yielding the CPU at every turn, slowed ONNX Runtime's next calls on this
- * machine up to 2.4x: benchmarks/NOTES.md).
+ * machine up to 2.4x: NOTES.md in git).
  *
  * Past POOL_YIELD_AFTER_NS a spinning thread yields its CPU at every clock check. The system may
  * put a woken worker on its caller's CPU, the other one idle: then a worker spinning for the next
@@ -29,7 +29,7 @@
  * vCPU for a whole batch of calls: SPLIT along axis 1, int8, 512 KiB on two threads took 32-35 us
  * a call as the median batch mean (one thread: 17-18), 19-23 us yielding after 10 us; the bench at
  * 512 KiB and 8 MiB on two threads, two processes each way: 2 and 4 cells under the best peer
- * without, none with (benchmarks/NOTES.md). Calls back to back, whose gaps and waits are shorter,
+ * without, none with (NOTES.md in git). Calls back to back, whose gaps and waits are shorter,
  * never reach it.
  */
 #include <limits.h>

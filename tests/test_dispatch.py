@@ -375,7 +375,7 @@ def test_byte_gather_uses_vbmi_only_where_the_cpu_has_it():
 
 def test_packed_runs_use_avx2_on_every_x86_table_above_scalar():
     """The packed-run slot is AVX2's under the avx2 and avx512 tables alike (its 64-byte version
-    measured slower, benchmarks/NOTES.md); the portable one (libc memcpy) under scalar and
+    measured slower, NOTES.md in git); the portable one (libc memcpy) under scalar and
     NEON."""
     for name in USABLE:
         expected = "avx2" if name in ("avx2", "avx512") else "scalar"

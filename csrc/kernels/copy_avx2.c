@@ -1,6 +1,6 @@
 /*
  * The avx2 copy kernels. Only the slots listed below are exported: each one measured faster
- * than what the narrower ISA offers for it (benchmarks/NOTES.md); the rest stay NULL and fall
+ * than what the narrower ISA offers for it (NOTES.md in git); the rest stay NULL and fall
  * back. Compiled with avx2 flags: nothing here may be called by baseline code except through
  * this table, after dispatch.c has checked the CPU.
  */

@@ -4,7 +4,7 @@
  * loads (LD2/LD3/LD4 take every 2nd/3rd/4th element of 2-4 vectors at once), and fills of a
  * packed run with one value. Other slots stay NULL and fall back to the portable kernels (the
  * packed copy is memcpy, already the libc's NEON). Their speed could not be measured where
- * they were written (benchmarks/NOTES.md); the results are tested bit for bit under qemu.
+ * they were written (NOTES.md in git); the results are tested bit for bit under qemu.
  */
 #include "../simd/neon.h"
 #define DMLCPU_ISA neon

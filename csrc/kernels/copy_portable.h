@@ -37,7 +37,7 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_blocks)(char *dst, const dmlcpu_cop
  * gathering float64 at stride 3 took 2.7 to 5.2 us in builds of benchmarks/strided_loops.c that
  * differed only in flags and alignment (9-9.6 in its first version), and the library's scalar
  * and avx512 copies of it took 4.6 and 7.1 us (NumPy 3.5) on AMD Zen 4; four at a time took
- * 2.6-3.2 us in every build tried (benchmarks/NOTES.md). Source and destination never overlap (a
+ * 2.6-3.2 us in every build tried (NOTES.md in git). Source and destination never overlap (a
  * copy's output is checked against its inputs), so the order of the loads and stores is free.
  */
 static DMLCPU_ALWAYS_INLINE void COPY_KERNEL(strided)(char *dst, ptrdiff_t ds, const char *src,

@@ -74,7 +74,7 @@ static DMLCPU_ALWAYS_INLINE void dmlcpu_copy_two(char *dst, const char *src, siz
  * two moves of the largest power of two not above n, overlapping where n is not one, as glibc's
  * memcpy copies short lengths, so no store crosses into the next line. Against a memcpy call for
  * each end, JOIN float16 along axis 2 at 512 KiB (512-byte blocks) ran 1.20x as fast warm and
- * SPLIT into [100, 300, 624] 1.05-1.08x; cold 0.95-1.01x (benchmarks/NOTES.md).
+ * SPLIT into [100, 300, 624] 1.05-1.08x; cold 0.95-1.01x (NOTES.md in git).
  */
 static DMLCPU_ALWAYS_INLINE void dmlcpu_copy_short(char *dst, const char *src, size_t n) {
     if (n >= 32) dmlcpu_copy_two(dst, src, n, 32);
@@ -94,7 +94,7 @@ static DMLCPU_ALWAYS_INLINE void dmlcpu_copy_short(char *dst, const char *src, s
  * 1.01-1.09x, TILE 0.99-1.05x; cold 0.96-1.11x. Two threads at 512 KiB 0.93-1.17x, at 8 MiB within
  * the A/B's own order effect (0.95-1.05x) but TILE (r,1,1024) 1.05-1.49x. float16's 512-byte JOIN
  * blocks took 0.83x warm: hence the floor. 1, 2 and 4 KiB ahead measured alike
- * (benchmarks/NOTES.md).
+ * (NOTES.md in git).
  */
 #define DMLCPU_ROWS_PREFETCH_BYTES 2048
 #define DMLCPU_ROWS_PREFETCH_MIN_BYTES 1024
@@ -204,7 +204,7 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_stream_rows)(char *dst, const char 
  * (r,1,1024) x (1,64,1) at 8 MiB, the aligned walk took 1.38-1.43x the time of unaligned vectors
  * row by row cold (one thread), and those (stores straddling two lines in NumPy's large arrays, 16
  * bytes into a page) 1.03-1.06x the time of the string copy cold and warm, 1.11-1.18x warm on two
- * threads (benchmarks/NOTES.md). Its source cached instead (copy_nd.c), the aligned walk
+ * threads (NOTES.md in git). Its source cached instead (copy_nd.c), the aligned walk
  * prefetching the destination took 0.50-0.95x their time cold and 0.69-0.91x warm on two threads
  * (one thread 0.97-1.03x).
  */
@@ -250,7 +250,7 @@ static inline void DMLCPU_KERNEL(dmlcpu_copy_rows_vec)(char *dst, const char *sr
  * 1.65x / 1.12x on two; float16 (512 bytes) 1.32x / 1.04x and 1.26x / 1.06x; float32 (1 KiB)
  * 1.10-1.13x / 0.99-1.03x; float64 (2 KiB) 1.00-1.09x. The destination prefetch only where every
  * block is 1 KiB or longer: with it, 256-byte blocks took 1.23x as long (calls back to back);
- * without it, JOIN along axis 1 (64 KiB blocks) 1.04x warm (benchmarks/NOTES.md).
+ * without it, JOIN along axis 1 (64 KiB blocks) 1.04x warm (NOTES.md in git).
  */
 static inline void DMLCPU_KERNEL(dmlcpu_copy_blocks_vec)(char *dst, const dmlcpu_copy_part *parts,
                                                         size_t count, size_t first, size_t rows) {

@@ -9,7 +9,7 @@
 /* Largest source strides (in elements) worth a permute gather, for every unit (a unit may set
  * its own). Its set-up (the lane indices and masks) is paid per run: through the bench's SLICE,
  * runs of 128-300 elements, the AVX-512 gathers at strides 5-8 took 1.2-3x the portable loop's
- * time, though they were faster on runs of 512 (benchmarks/NOTES.md). */
+ * time, though they were faster on runs of 512 (NOTES.md in git). */
 #ifndef DMLCPU_GATHER_MAX_STRIDE_X16
 #define DMLCPU_GATHER_MAX_STRIDE_X16 4
 #endif
@@ -35,7 +35,7 @@
  * A packed run with ordinary stores, in place of the libc memcpy the portable kernel calls.
  * glibc's copies a run whose source and destination sit at nearly the same offset in their
  * 4 KiB pages backwards (to dodge 4K aliasing), and runs of 1 KiB each a page apart, as in a
- * JOIN or a TILE, then went at half speed here (benchmarks/NOTES.md). This one reads and writes
+ * JOIN or a TILE, then went at half speed here (NOTES.md in git). This one reads and writes
  * front to back in unaligned vectors, four loads before four stores, the last vector overlapping
  * the one before (source and destination are disjoint). With the stores aligned (the first vector
  * unaligned, the rest from the aligned boundary) 8 MiB JOIN, SPLIT and SLICE copies from the

@@ -7,7 +7,7 @@
  * Integer sums along lines take the line-by-line prefix kernel, in lanes of their own width.
  *
  * Only the slots in the table at the bottom are exported: each measured faster than the scalar
- * kernel (benchmarks/NOTES.md); the rest stay NULL and fall back. Compiled with avx2 flags:
+ * kernel (NOTES.md in git); the rest stay NULL and fall back. Compiled with avx2 flags:
  * nothing here may be called by baseline code except through this table.
  */
 #include "../simd/avx2.h"
@@ -21,7 +21,7 @@
 
 #define K(name) DMLCPU_KERNEL(name)
 /* NULL: the interleaved scalar lines measured faster than 8-bit products in 32-bit lanes
- * (vpmulld's latency on each step of the vertical recurrence): benchmarks/NOTES.md */
+ * (vpmulld's latency on each step of the vertical recurrence): NOTES.md in git */
 const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx2[DMLCPU_SCAN_TYPE_COUNT]
                                                    [DMLCPU_SCAN_OP_COUNT] = {
     [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), K(dmlcpu_u8_cumsum_line_prefix)},

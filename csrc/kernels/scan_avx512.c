@@ -6,7 +6,7 @@
  * vpmullq would need AVX-512DQ, which the ISA does not require).
  *
  * Only the slots in the table at the bottom are exported: each measured faster than the avx2
- * kernel (benchmarks/NOTES.md); the rest stay NULL and fall back. Compiled with avx512 flags:
+ * kernel (NOTES.md in git); the rest stay NULL and fall back. Compiled with avx512 flags:
  * nothing here may be called by baseline code except through this table.
  */
 #include "../simd/avx512.h"
@@ -20,7 +20,7 @@
 
 #define K(name) DMLCPU_KERNEL(name)
 /* NULL line slots: the avx2 kernel measured faster (its 8x8 transposes issue on two shuffle
- * ports, 16x16 ones on one; FLOAT16 conversions of 16 lanes cost more): benchmarks/NOTES.md */
+ * ports, 16x16 ones on one; FLOAT16 conversions of 16 lanes cost more): NOTES.md in git */
 const dmlcpu_scan_kernels dmlcpu_scan_kernels__avx512[DMLCPU_SCAN_TYPE_COUNT]
                                                      [DMLCPU_SCAN_OP_COUNT] = {
     [DMLCPU_SCAN_U8] = {{K(dmlcpu_u8_cumsum_outer_simd), NULL},

@@ -190,7 +190,7 @@ static inline void SCAN_KERNEL(line_simd)(char *dst, ptrdiff_t dst_axis_stride,
  * elements of each of 8 or 16 lines at a time, and with lines a multiple of 4 KiB apart every
  * block's stores meet in one L1 set, where a line read front to back streams (one thread,
  * int8 2048x4096: 3.5 ms transposed, 0.54 ms here; int16 3.2 / 1.1 ms; 65536x64 int8 0.70 /
- * 0.41 ms: benchmarks/NOTES.md).
+ * 0.41 ms: NOTES.md in git).
  */
 static inline void SCAN_KERNEL(line_prefix)(char *dst, ptrdiff_t dst_axis_stride,
                                           ptrdiff_t dst_across_stride, const char *src,

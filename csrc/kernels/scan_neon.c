@@ -6,7 +6,7 @@
  * integer code. The portable outer kernels of the other types are left to the compiler, which
  * vectorizes them for NEON itself; integer lines stay portable. Each lane runs one scan's own
  * sequential recurrence, so the bits are the portable kernels' (tested under qemu). Their speed
- * could not be measured where they were written (benchmarks/NOTES.md).
+ * could not be measured where they were written (NOTES.md in git).
  */
 #include "../simd/neon.h"
 #include "../simd/neon_scan.h"

@@ -9,13 +9,13 @@
  * at a time. Each vector of columns carries its accumulators in a register down those rows, so
  * SCAN_ACC[] is read and written once per group of rows instead of once per row: the float32
  * (2048,4096) scan along axis 0 took 2.7 ms a row at a time, 2.1 four rows at a time (a memcpy
- * of its 32 MiB 2.5), and eight rows at a time were slower again (benchmarks/NOTES.md). Every
+ * of its 32 MiB 2.5), and eight rows at a time were slower again (NOTES.md in git). Every
  * column still combines its rows in order, so the bits are those of the plain sequential loop;
  * each row's elements are read before they are written, so dst may be the identical view of src.
  * Each row's vectors are stored from the first address aligned to a vector's bytes (the columns
  * before it, and the tail, are scalar steps): stores straddling two lines, as into NumPy's large
  * arrays 16 bytes into a page, made a float32 (32,4096) scan along axis 0 in L2 take 38-45 us
- * instead of 25 on an Intel Xeon (benchmarks/NOTES.md). With DMLCPU_SCAN_STREAM those stores
+ * instead of 25 on an Intel Xeon (NOTES.md in git). With DMLCPU_SCAN_STREAM those stores
  * are non-temporal: a large output then goes to memory without first being read into the
  * caches. Streaming rows sweep together only where they share that alignment.
  * Needs, besides the lane-wise operation and (fill): SCAN_OV(load) / (store) / (stream) (W
@@ -145,7 +145,7 @@ static inline void SCAN_KERNEL(outer_simd)(char *dst, ptrdiff_t dst_axis_stride,
      * L1) combined with row k's input, the same operations in the same order as the
      * accumulators, so the same bits. Float32 (32,4096) along axis 0 in L2, one thread: 17.7 us
      * against 27.9 warm and 46.9 against 55.0 cold (ONNX Runtime, which scans so, 18.9 / 50.8);
-     * (128-512,4096) float32 and float64, unstreamed, 1.03-1.07x as fast (benchmarks/NOTES.md).
+     * (128-512,4096) float32 and float64, unstreamed, 1.03-1.07x as fast (NOTES.md in git).
      * Exclusive rows would need row k - 1's input, overwritten where dst is src. */
     int chained = !exclusive && !stream && sizeof(SCAN_ACC) == SCAN_ES;
     /* with streaming stores the rows share their alignment only if the axis step keeps it */

@@ -15,7 +15,7 @@
  * as wide as a whole row keeps the row walks sequential (the prefetchers follow them) while the
  * accumulators stay in L1/L2: with 4096 columns an int8 scan along axis 0 of 16 KiB rows took
  * twice as long as of 4 KiB rows. A larger block on the stack slowed 8 MiB float32 scans on two
- * threads, whose chunks were narrower than 4096 columns anyway, by a third (benchmarks/NOTES.md).
+ * threads, whose chunks were narrower than 4096 columns anyway, by a third (NOTES.md in git).
  */
 #define DMLCPU_SCAN_BLOCK 4096
 #define DMLCPU_SCAN_WIDE_BYTES (32 << 10)

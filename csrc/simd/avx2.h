@@ -27,7 +27,7 @@ static inline dmlcpu_vec dmlcpu_vec_fill64(uint64_t x) { return _mm256_set1_epi6
  * loads, and byte shifts across its lanes take immediates). Through memory instead (two copies
  * into a stack buffer, one load across both, which stalls store forwarding), JOIN 4 int8 along
  * axis 2 at 512 KiB (256-byte blocks, a split in each) took 1.8x as long on AMD Zen 4
- * (benchmarks/NOTES.md).
+ * (NOTES.md in git).
  */
 #define DMLCPU_AVX2_SPLIT_CASE(s)                                                                 \
     case s:                                                                                       \

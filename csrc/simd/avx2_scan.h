@@ -214,7 +214,7 @@ static inline __m256i dmlcpu_sv_f64_cumprod(__m256i a, __m256i b) {
     static inline void dmlcpu_sv_##TYPE##_stream(char *p, __m256i v) { STREAM; }                 \
     static inline __m256i dmlcpu_sv_##TYPE##_from_lanes(const A *p) { return FROM_LANES; }
 /* 32-byte stores fill half a line: four lines in flight (64-bit) stream well, eight (32-bit)
- * took twice as long as cached stores (benchmarks/NOTES.md) */
+ * took twice as long as cached stores (NOTES.md in git) */
 DMLCPU_SV_EXTRA(u8, uint8_t, 0, dmlcpu_sv_u8_store(p, v), dmlcpu_sv_u8_load((const char *)p))
 DMLCPU_SV_EXTRA(u16, uint16_t, 0, dmlcpu_sv_u16_store(p, v), dmlcpu_sv_u16_load((const char *)p))
 DMLCPU_SV_EXTRA(u32, uint32_t, 0, _mm256_stream_si256((__m256i *)p, v), _mm256_loadu_si256((const __m256i *)p))

@@ -112,7 +112,7 @@ cdef int compare_ranges(const void *a, const void *b) noexcept nogil:
 
 cdef void sort_ranges(Range *ranges, Py_ssize_t m) noexcept nogil:
     """By start, then slot. Up to STACK_SLOTS by insertion: a tiny eager call, cold, then missed
-    16 fewer instruction lines, qsort's among them (cachegrind, benchmarks/NOTES.md)."""
+    16 fewer instruction lines, qsort's among them (cachegrind, NOTES.md in git)."""
     cdef Py_ssize_t i, j
     cdef Range r
     if m > STACK_SLOTS:

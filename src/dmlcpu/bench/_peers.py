@@ -8,7 +8,7 @@ library's measurement: ONNX Runtime's spinning is off, and PyTorch's OpenMP work
 passively (``OMP_WAIT_POLICY=PASSIVE`` unless the environment says otherwise; it must be set
 before torch is imported). With OpenMP's default spinning, a PyTorch worker held the second core
 through dmlcpu's and ONNX Runtime's next calls: SPLIT int8 8 MiB at two threads took dmlcpu
-0.166 ms after PyTorch against 0.106 ms alone (benchmarks/NOTES.md). dmlcpu's own workers spin
+0.166 ms after PyTorch against 0.106 ms alone (NOTES.md in git). dmlcpu's own workers spin
 50 us at most. A missing peer is skipped with a note, never an error.
 """
 import os
