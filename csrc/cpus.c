@@ -282,8 +282,13 @@ static int windows_cores(int one_group, USHORT group, KAFFINITY mask) {
     return cores;
 }
 
+#if !defined(JOB_OBJECT_CPU_RATE_CONTROL_MIN_MAX_RATE)
+#define JOB_OBJECT_CPU_RATE_CONTROL_MIN_MAX_RATE 0x10 /* winnt.h; older headers lack it */
+#endif
+
 /* The job object's hard CPU rate cap in thousandths of a CPU (0: none). CpuRate and MaxRate
- * count hundredths of a percent of the whole machine. */
+ * (a WORD pair {MinRate, MaxRate} sharing CpuRate's DWORD) count hundredths of a percent of the
+ * whole machine. */
 static int64_t job_quota_milli(void) {
     JOBOBJECT_CPU_RATE_CONTROL_INFORMATION rate;
     if (!QueryInformationJobObject(NULL, JobObjectCpuRateControlInformation, &rate, sizeof rate,
@@ -294,7 +299,8 @@ static int64_t job_quota_milli(void) {
     if (rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_HARD_CAP) {
         per_10000 = rate.CpuRate;
     } else if (rate.ControlFlags & JOB_OBJECT_CPU_RATE_CONTROL_MIN_MAX_RATE) {
-        per_10000 = rate.MaxRate;
+        per_10000 = (rate.CpuRate >> 16) & 0xFFFF; /* MaxRate, the union's high word (some
+                                                      headers do not name it) */
     } else {
         return 0; /* weight-based: a share, not a cap */
     }

@@ -18,9 +18,10 @@
  * alone), so the threads at work never exceed the callers plus the workers one thread count
  * allows. Chunks are independent, so who ran which cannot change a bit.
  *
- * The job lives on the caller's stack: helpers count themselves in (attached) when handed it and
- * out, under its mutex, when they have claimed their last chunk; the caller returns after the
- * count reaches 0 and it has taken that mutex once (so the last helper has let go of it).
+ * The caller returns once every chunk is done, not once every helper has come: a helper handed
+ * the job that the system has not run yet (busy CPUs, more threads than CPUs) costs the caller
+ * nothing, it finds no chunk left when it runs. So the job is on the heap, counted: the caller
+ * and each helper hold a reference, and whoever lets go last frees it.
  *
  * Waiting: a worker between jobs, and a caller whose helpers are still at its last chunks, spins
  * for dmlcpu_pool_spin_ns() (default POOL_SPIN_NS), then sleeps on its condition. Waking a
@@ -36,6 +37,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)
 #include <immintrin.h>
 #define pool_cpu_relax() _mm_pause()
@@ -57,11 +59,12 @@ struct pool_job {
     dmlcpu_task_fn task;
     void *ctx;
     int chunks;
-    atomic_int next;          /* the next chunk to claim (may run past chunks) */
-    atomic_uintptr_t attached; /* helpers handed the job that have not let go of it */
-    int caller_sleeping;      /* under m */
+    atomic_int next;       /* the next chunk to claim (may run past chunks) */
+    atomic_uintptr_t done; /* chunks done */
+    atomic_int refs;       /* the caller and the helpers handed the job, until they let go */
+    int caller_sleeping;   /* under m */
     pool_mutex m;
-    pool_cond done;
+    pool_cond finished;
 };
 
 enum { SLOT_IDLE = 0, SLOT_TAKEN = 1 };
@@ -117,13 +120,27 @@ static void pool_spin(atomic_uintptr_t *word, uintptr_t value, int until_equal) 
     }
 }
 
-/* Claims and runs chunks of the job until none is left, or `most` of them. */
+/* Claims and runs chunks of the job until none is left, or `most` of them; the thread that
+ * finishes the last chunk wakes the caller if it sleeps. */
 static void pool_run_chunks(struct pool_job *job, int most) {
     while (most-- > 0) {
         int chunk = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
         if (chunk >= job->chunks) return;
         job->task(job->ctx, chunk, job->chunks);
+        if (atomic_fetch_add(&job->done, 1) + 1 == (uintptr_t)job->chunks) {
+            pool_lock(&job->m);
+            if (job->caller_sleeping) pool_signal(&job->finished);
+            pool_unlock(&job->m);
+        }
     }
+}
+
+/* Lets go of the job; the last one to do so frees it. */
+static void pool_release(struct pool_job *job) {
+    if (atomic_fetch_sub(&job->refs, 1) != 1) return;
+    pool_cond_destroy(&job->finished);
+    pool_mutex_destroy(&job->m);
+    free(job);
 }
 
 /* A worker's whole life: wait for a job in its slot, help with it, free the slot, let go. */
@@ -145,10 +162,7 @@ static void pool_worker_loop(struct pool_slot *slot) {
         pool_run_chunks(job, INT_MAX);
         atomic_store_explicit(&slot->job, 0, memory_order_relaxed);
         atomic_store_explicit(&slot->state, SLOT_IDLE, memory_order_release);
-        pool_lock(&job->m); /* the job's last touch: the caller takes m before returning */
-        if (atomic_fetch_sub(&job->attached, 1) == 1 && job->caller_sleeping)
-            pool_signal(&job->done);
-        pool_unlock(&job->m);
+        pool_release(job);
     }
 }
 
@@ -171,7 +185,7 @@ static void pool_grow(int want) {
 
 /* Hands the job to a worker taken for it; returns 1 if the worker slept and was woken. */
 static int pool_hand(struct pool_slot *slot, struct pool_job *job) {
-    atomic_fetch_add(&job->attached, 1);
+    atomic_fetch_add(&job->refs, 1);
     atomic_store(&slot->job, (uintptr_t)job); /* then read sleeping: the worker's mirror image */
     if (!atomic_load(&slot->sleeping)) return 0;
     pool_lock(&slot->m);
@@ -181,15 +195,20 @@ static int pool_hand(struct pool_slot *slot, struct pool_job *job) {
 }
 
 void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
-    struct pool_job job;
-    job.task = task;
-    job.ctx = ctx;
-    job.chunks = chunks;
-    atomic_init(&job.next, 0);
-    atomic_init(&job.attached, 0);
-    job.caller_sleeping = 0;
-    pool_mutex_init(&job.m);
-    pool_cond_init(&job.done);
+    struct pool_job *job = malloc(sizeof *job);
+    if (job == NULL) { /* no memory for the job: the caller does it all */
+        for (int i = 0; i < chunks; i++) task(ctx, i, chunks);
+        return;
+    }
+    job->task = task;
+    job->ctx = ctx;
+    job->chunks = chunks;
+    atomic_init(&job->next, 0);
+    atomic_init(&job->done, 0);
+    atomic_init(&job->refs, 1);
+    job->caller_sleeping = 0;
+    pool_mutex_init(&job->m);
+    pool_cond_init(&job->finished);
 
     int want = (threads < chunks ? threads : chunks) - 1;
     if (want > DMLCPU_MAX_THREADS - 1) want = DMLCPU_MAX_THREADS - 1;
@@ -205,7 +224,7 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
         if (atomic_load(&slots[i].sleeping))
             asleep[sleeping++] = &slots[i];
         else
-            pool_hand(&slots[i], &job);
+            pool_hand(&slots[i], job);
     }
     /* Waking a sleeping worker costs the caller the wake-up call, 16-30 us on this project's AMD
      * VM (a 512 KiB copy takes 17 us on one thread). So a small job (fewer than a full share of
@@ -216,9 +235,9 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
         dmlcpu_now_ns() - atomic_load_explicit(&last_end_ns, memory_order_relaxed) >
             (uint64_t)dmlcpu_pool_spin_ns()) {
         uint64_t start = dmlcpu_now_ns();
-        pool_run_chunks(&job, 1);
+        pool_run_chunks(job, 1);
         uint64_t chunk_ns = dmlcpu_now_ns() - start;
-        int left = chunks - atomic_load_explicit(&job.next, memory_order_relaxed);
+        int left = chunks - atomic_load_explicit(&job->next, memory_order_relaxed);
         if (left <= 0 || (uint64_t)left * chunk_ns <= 2 * atomic_load(&wake_ns)) {
             for (int i = 0; i < sleeping; i++)
                 atomic_store_explicit(&asleep[i]->state, SLOT_IDLE, memory_order_release);
@@ -227,21 +246,21 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
     }
     if (sleeping > 0) {
         uint64_t start = dmlcpu_now_ns(), woken = 0;
-        for (int i = 0; i < sleeping; i++) woken += (uint64_t)pool_hand(asleep[i], &job);
+        for (int i = 0; i < sleeping; i++) woken += (uint64_t)pool_hand(asleep[i], job);
         if (woken > 0) {
             uint64_t cost = (dmlcpu_now_ns() - start) / woken, before = atomic_load(&wake_ns);
             atomic_store(&wake_ns, before == 0 ? cost : (3 * before + cost) / 4);
         }
     }
-    pool_run_chunks(&job, INT_MAX); /* the caller works too; with no helper it does all */
-    if (atomic_load(&job.attached) != 0) pool_spin(&job.attached, 0, 1);
-    pool_lock(&job.m);
-    while (atomic_load(&job.attached) != 0) {
-        job.caller_sleeping = 1;
-        pool_wait(&job.done, &job.m);
+    pool_run_chunks(job, INT_MAX); /* the caller works too; with no helper it does all */
+    if (atomic_load(&job->done) != (uintptr_t)chunks)
+        pool_spin(&job->done, (uintptr_t)chunks, 1);
+    pool_lock(&job->m);
+    while (atomic_load(&job->done) != (uintptr_t)chunks) {
+        job->caller_sleeping = 1;
+        pool_wait(&job->finished, &job->m);
     }
-    pool_unlock(&job.m);
-    pool_cond_destroy(&job.done);
-    pool_mutex_destroy(&job.m);
+    pool_unlock(&job->m);
+    pool_release(job);
     atomic_store_explicit(&last_end_ns, dmlcpu_now_ns(), memory_order_relaxed);
 }
