@@ -228,12 +228,12 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
     }
     /* Waking a sleeping worker costs the caller the wake-up call, 16-30 us on this project's AMD
      * VM (a 512 KiB copy takes 17 us on one thread). So a small job (fewer than a full share of
-     * chunks per thread) with no job just before it (whose workers would still be awake) starts
-     * on the caller alone: its first chunk is timed, and sleeping workers are woken only where
-     * the rest would take the caller longer than twice what a wake has cost lately. */
+     * chunks per thread) with no job just before it (whose workers would still be spinning)
+     * starts on the caller alone: its first chunk is timed, and sleeping workers are woken only
+     * where the rest would take the caller longer than twice what a wake has cost lately. */
     if (sleeping > 0 && chunks < DMLCPU_CHUNKS_PER_THREAD * threads &&
-        dmlcpu_now_ns() - atomic_load_explicit(&last_end_ns, memory_order_relaxed) >
-            (uint64_t)dmlcpu_pool_spin_ns()) {
+        dmlcpu_now_ns() - atomic_load_explicit(&last_end_ns, memory_order_relaxed) >=
+            spin_limit()) {
         uint64_t start = dmlcpu_now_ns();
         pool_run_chunks(job, 1);
         uint64_t chunk_ns = dmlcpu_now_ns() - start;
