@@ -138,6 +138,9 @@ void dmlcpu_parallel(dmlcpu_task_fn task, void *ctx, int chunks);
 /* The two halves of dmlcpu_init (init.c, their only caller): the kernel table, the threads. */
 void dmlcpu_dispatch_init(void);
 void dmlcpu_threads_init(void);
+/* The CPU budget dmlcpu_threads_init detected, for the machine model (no dmlcpu_init: it runs
+ * inside initialization). */
+const dmlcpu_cpu_budget *dmlcpu_cpus_detected(void);
 
 /*
  * Copies the innermost run of n elements: dst and src advance by their own byte strides.

@@ -175,6 +175,8 @@ void dmlcpu_machine_detect(dmlcpu_machine *m) {
     if (m->l1d.bytes <= 0) m->l1d = (dmlcpu_cache_level){DEFAULT_L1D_BYTES, 1};
     if (m->l2.bytes <= 0) m->l2 = (dmlcpu_cache_level){DEFAULT_L2_BYTES, 1};
     detect_cpus_and_pages(m);
+    int32_t usable = dmlcpu_cpus_detected()->usable; /* affinity and quota, where known */
+    if (usable > 0 && usable < m->logical_cpus) m->logical_cpus = usable;
     m->hypervisor = dmlcpu_cpu_hypervisor();
 }
 

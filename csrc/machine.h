@@ -17,8 +17,8 @@ typedef struct dmlcpu_machine {
     dmlcpu_cache_level l1d, l2, l3; /* l3.bytes 0: none, L2 is the last level (Apple M-series) */
     int64_t line_bytes;
     int64_t page_bytes;
-    /* logical CPUs online (sysconf, or 1). Physical cores, SMT and the cgroup quota are
-     * cpus.c's (issue 50); the policy takes the thread count a call gets as a fact. */
+    /* the logical CPUs this process may use: its affinity capped by its CPU quota (cpus.c), else
+     * the CPUs online (sysconf), else 1 */
     int32_t logical_cpus;
     int32_t hypervisor;      /* 1 where the CPU says it runs under a hypervisor (x86 cpuid) */
     int32_t caches_detected; /* 0: nothing answered, the caches are machine.c's defaults */

@@ -92,6 +92,9 @@ static int64_t derive_value(dmlcpu_tune_id id, const dmlcpu_machine *m, const in
         return 1024;
     case DMLCPU_TUNE_SCAN_STRIP: /* a page, the hardware prefetchers' reach: 4 KiB at most */
         return min64(m->page_bytes, 4096);
+    case DMLCPU_TUNE_CALL_THREADS: /* decisions.md "call_threads": no more than the CPUs */
+        *source = DMLCPU_FROM_DETECTED;
+        return m->logical_cpus > 0 ? m->logical_cpus : 1;
     case DMLCPU_TUNE_COUNT:
         break;
     }
@@ -146,7 +149,7 @@ typedef struct tune_setter {
     const char *name;
     void (*set)(int64_t value);
 } tune_setter;
-static const tune_setter setters[] = {{NULL, NULL}};
+static const tune_setter setters[] = {{"pool_spin_ns", dmlcpu_set_pool_spin_ns}, {NULL, NULL}};
 
 static int find_tune(const char *name, size_t length) {
     for (int id = 0; id < DMLCPU_TUNE_COUNT; id++)
@@ -250,7 +253,8 @@ static int64_t chunk_bytes(const dmlcpu_tuning *t) {
 }
 
 int dmlcpu_policy_threads(const dmlcpu_tuning *t, int64_t bytes, int available) {
-    int64_t by_size = bytes / chunk_bytes(t);
+    int64_t by_size = bytes / chunk_bytes(t), cpus = t->value[DMLCPU_TUNE_CALL_THREADS];
+    if (cpus >= 1 && cpus < available) available = (int)cpus;
     if (by_size < 1 || available < 1) return 1;
     return (int)(by_size < available ? by_size : available);
 }

@@ -30,7 +30,8 @@
     X(SHORT_BLOCKS_STREAM, "short_blocks_stream") /* bytes: short JOIN/SPLIT blocks stream */   \
     X(TILE_BLOCK, "tile_block")                   /* bytes: a TILE block */                     \
     X(TILE_STRAIGHT_RUN, "tile_straight_run")     /* bytes: TILE input runs copied straight */  \
-    X(SCAN_STRIP, "scan_strip")                   /* bytes: an outer scan's column strip */
+    X(SCAN_STRIP, "scan_strip")                   /* bytes: an outer scan's column strip */      \
+    X(CALL_THREADS, "call_threads")               /* threads one call runs on, at most */
 
 #define DMLCPU_TUNE_ENUM(id, name) DMLCPU_TUNE_##id,
 typedef enum dmlcpu_tune_id {

@@ -9,6 +9,15 @@
 #include "threads.h"
 
 static atomic_int num_threads = 1;
+static atomic_int threads_source = DMLCPU_THREADS_FROM_CPUS;
+static dmlcpu_cpu_budget cpus = {1, 1, 0, DMLCPU_QUOTA_NONE, 1, 1};
+
+const dmlcpu_cpu_budget *dmlcpu_cpus_detected(void) { return &cpus; }
+
+const dmlcpu_cpu_budget *dmlcpu_cpus(void) {
+    dmlcpu_init();
+    return &cpus;
+}
 
 #if defined(DMLCPU_HAVE_POOL)
 
@@ -24,31 +33,47 @@ static int parse_env_threads(void) {
 int dmlcpu_threads_compiled(void) { return 1; }
 
 void dmlcpu_threads_init(void) {
+    dmlcpu_detect_cpus(&cpus);
     int n = parse_env_threads();
-    atomic_store(&num_threads, n ? n : dmlcpu_pool_default_threads());
-    dmlcpu_pool_init();
+    atomic_store(&num_threads, n ? n : cpus.threads);
+    atomic_store(&threads_source, n ? DMLCPU_THREADS_FROM_ENV : DMLCPU_THREADS_FROM_CPUS);
+    dmlcpu_pool_init(cpus.usable);
 }
 
 #else /* no pool on this platform: one thread, whatever DMLCPU_NUM_THREADS says */
 
 int dmlcpu_threads_compiled(void) { return 0; }
-void dmlcpu_threads_init(void) {}
+void dmlcpu_threads_init(void) { dmlcpu_detect_cpus(&cpus); }
 uint64_t dmlcpu_now_ns(void) { return 0; } /* no clock: nothing is timed (cache.c) */
 uint64_t dmlcpu_pool_yields(void) { return 0; }
+void dmlcpu_set_pool_spin_ns(int64_t ns) { (void)ns; }
+int64_t dmlcpu_pool_spin_ns(void) { return 0; }
 
 #endif
 
-dmlcpu_status dmlcpu_set_num_threads(int n) {
+dmlcpu_status dmlcpu_set_num_threads_from(int n, int source) {
     dmlcpu_init();
     if (n < 1 || n > DMLCPU_MAX_THREADS) return DMLCPU_E_INVALID;
     if (n > 1 && !dmlcpu_threads_compiled()) return DMLCPU_E_INVALID;
+    if (source < DMLCPU_THREADS_FROM_CPUS || source > DMLCPU_THREADS_FROM_DASK)
+        return DMLCPU_E_INVALID;
     atomic_store(&num_threads, n);
+    atomic_store(&threads_source, source);
     return DMLCPU_OK;
+}
+
+dmlcpu_status dmlcpu_set_num_threads(int n) {
+    return dmlcpu_set_num_threads_from(n, DMLCPU_THREADS_FROM_SET);
 }
 
 int dmlcpu_get_num_threads(void) {
     dmlcpu_init();
     return atomic_load(&num_threads);
+}
+
+int dmlcpu_threads_source(void) {
+    dmlcpu_init();
+    return atomic_load(&threads_source);
 }
 
 /* dmlcpu_threads_for and dmlcpu_chunks_for: policy.c */

@@ -1,10 +1,10 @@
 /*
  * The thread pool's platform half. threads.c owns the thread count and the parallel-for; a pool
- * file implements the three functions below on one platform's primitives, with the same
- * behaviour everywhere: workers started lazily, the caller works too, a caller that finds the
- * pool busy runs its chunks itself, every chunk done on return. A platform without a pool file
- * runs every call on the calling thread (threads_compiled() = 0).
- * A new pool is one file (guarded by its macro) and one line here.
+ * file implements the functions below on one platform's primitives, with the same behaviour
+ * everywhere (pool_impl.h): workers started lazily, the caller works too, concurrent callers
+ * share the idle workers (one that finds none runs its chunks itself), every chunk done on
+ * return. A platform without a pool file runs every call on the calling thread
+ * (threads_compiled() = 0). A new pool is one file (guarded by its macro) and one line here.
  */
 #ifndef DMLCPU_THREADS_H
 #define DMLCPU_THREADS_H
@@ -25,10 +25,9 @@
 
 #if defined(DMLCPU_POOL_POSIX) || defined(DMLCPU_POOL_WIN32)
 #define DMLCPU_HAVE_POOL 1
-/* The processors this process may use, 1 .. DMLCPU_MAX_THREADS. */
-int dmlcpu_pool_default_threads(void);
-/* Once, from dmlcpu_threads_init (e.g. fork handlers). */
-void dmlcpu_pool_init(void);
+/* Once, from dmlcpu_threads_init: the CPUs the process may keep busy (threads beyond them never
+ * spin), and the platform's set-up (fork handlers, the clock). */
+void dmlcpu_pool_init(int usable_cpus);
 /* Runs task(ctx, i, chunks) for every i on up to `threads` threads; chunks >= 2. */
 void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads);
 #endif

@@ -1,10 +1,9 @@
 /*
  * The POSIX thread pool: the caller plus up to DMLCPU_MAX_THREADS-1 workers, started lazily.
- * The logic is pool_impl.h's; this file gives it pthread primitives, the default thread count
- * and the fork handling.
+ * The logic is pool_impl.h's; this file gives it pthread primitives and the fork handling.
  */
 #if !defined(_WIN32)
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: before any system header */
+#define _GNU_SOURCE /* clock_gettime, sched_yield under -std=c11: before any system header */
 #endif
 #include "threads.h"
 
@@ -14,26 +13,21 @@
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
-#include <unistd.h>
 
-static struct {
-    pthread_mutex_t busy; /* held by the caller owning the pool for a whole job */
-    pthread_mutex_t lock; /* guards `jobs` (pool_impl.h) */
-    pthread_cond_t wake;  /* workers wait here for a new generation */
-    pthread_cond_t done;  /* the caller waits here for pending == 0 */
-} locks = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER};
-
-static void pool_lock(void) { pthread_mutex_lock(&locks.lock); }
-static void pool_unlock(void) { pthread_mutex_unlock(&locks.lock); }
-static void pool_wait_wake(void) { pthread_cond_wait(&locks.wake, &locks.lock); }
-static void pool_wait_done(void) { pthread_cond_wait(&locks.done, &locks.lock); }
-static void pool_wake_all(void) { pthread_cond_broadcast(&locks.wake); }
-static void pool_signal_done(void) { pthread_cond_signal(&locks.done); }
+typedef pthread_mutex_t pool_mutex;
+typedef pthread_cond_t pool_cond;
+#define POOL_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+static void pool_mutex_init(pool_mutex *m) { pthread_mutex_init(m, NULL); }
+static void pool_mutex_destroy(pool_mutex *m) { pthread_mutex_destroy(m); }
+static void pool_cond_init(pool_cond *c) { pthread_cond_init(c, NULL); }
+static void pool_cond_destroy(pool_cond *c) { pthread_cond_destroy(c); }
+static void pool_lock(pool_mutex *m) { pthread_mutex_lock(m); }
+static void pool_unlock(pool_mutex *m) { pthread_mutex_unlock(m); }
+static void pool_wait(pool_cond *c, pool_mutex *m) { pthread_cond_wait(c, m); }
+static void pool_signal(pool_cond *c) { pthread_cond_signal(c); }
 static void pool_yield(void) { sched_yield(); }
-static int pool_try_own(void) { return pthread_mutex_trylock(&locks.busy) == 0; }
-static void pool_disown(void) { pthread_mutex_unlock(&locks.busy); }
-static void pool_start_workers(int want);
+struct pool_slot;
+static int pool_spawn(struct pool_slot *slot);
 uint64_t dmlcpu_now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -42,51 +36,36 @@ uint64_t dmlcpu_now_ns(void) {
 
 #include "pool_impl.h"
 
-int dmlcpu_pool_default_threads(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-#if defined(__linux__) && defined(CPU_COUNT)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
-#endif
-    if (n < 1) n = 1;
-    if (n > DMLCPU_MAX_THREADS) n = DMLCPU_MAX_THREADS;
-    return (int)n;
-}
-
-/* After fork only the forking thread exists in the child: forget the workers and locks. */
+/* After fork only the forking thread exists in the child: forget the workers (pool_grow sets
+ * each slot up again as it starts a new one). */
 static void reset_in_child(void) {
-    pthread_mutex_init(&locks.busy, NULL);
-    pthread_mutex_init(&locks.lock, NULL);
-    pthread_cond_init(&locks.wake, NULL);
-    pthread_cond_init(&locks.done, NULL);
-    jobs.workers = 0;
-    jobs.chunks = jobs.next = jobs.pending = 0;
+    pthread_mutex_init(&start_lock, NULL);
+    atomic_store(&started, 0);
 }
 
-void dmlcpu_pool_init(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+void dmlcpu_pool_init(int usable) {
+    usable_cpus = usable;
+    pthread_atfork(NULL, NULL, reset_in_child);
+}
 
-static void *worker_main(void *arg) {
-    (void)arg;
-    pool_worker_loop();
+static void *worker_main(void *slot) {
+    pool_worker_loop(slot);
     return NULL;
 }
 
 /* Workers start with every signal blocked, so signals (Ctrl-C) keep going to Python's threads. */
-static void pool_start_workers(int want) {
+static int pool_spawn(struct pool_slot *slot) {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    while (jobs.workers < want - 1) {
-        pthread_t thread;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int failed = pthread_create(&thread, &attr, worker_main, NULL);
-        pthread_attr_destroy(&attr);
-        if (failed) break;
-        jobs.workers++;
-    }
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int failed = pthread_create(&thread, &attr, worker_main, slot);
+    pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return failed;
 }
 
 #endif /* DMLCPU_POOL_POSIX */

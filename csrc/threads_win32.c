@@ -1,7 +1,6 @@
 /*
- * The Windows thread pool: pool_impl.h's logic on Win32 primitives (an SRWLOCK and two
- * CONDITION_VARIABLEs where POSIX has a mutex and two condition variables, a second SRWLOCK
- * tried once for the busy flag), the default thread count from the process's processors.
+ * The Windows thread pool: pool_impl.h's logic on Win32 primitives (SRWLOCKs and
+ * CONDITION_VARIABLEs where POSIX has mutexes and condition variables).
  */
 #include "threads.h"
 
@@ -15,27 +14,20 @@
 #include <process.h>
 #include <windows.h>
 
-static struct {
-    SRWLOCK busy;            /* held by the caller owning the pool for a whole job */
-    SRWLOCK lock;            /* guards `jobs` (pool_impl.h) */
-    CONDITION_VARIABLE wake; /* workers wait here for a new generation */
-    CONDITION_VARIABLE done; /* the caller waits here for pending == 0 */
-} locks = {SRWLOCK_INIT, SRWLOCK_INIT, CONDITION_VARIABLE_INIT, CONDITION_VARIABLE_INIT};
-
-static void pool_lock(void) { AcquireSRWLockExclusive(&locks.lock); }
-static void pool_unlock(void) { ReleaseSRWLockExclusive(&locks.lock); }
-static void pool_wait_wake(void) {
-    SleepConditionVariableSRW(&locks.wake, &locks.lock, INFINITE, 0);
-}
-static void pool_wait_done(void) {
-    SleepConditionVariableSRW(&locks.done, &locks.lock, INFINITE, 0);
-}
-static void pool_wake_all(void) { WakeAllConditionVariable(&locks.wake); }
-static void pool_signal_done(void) { WakeConditionVariable(&locks.done); }
+typedef SRWLOCK pool_mutex;
+typedef CONDITION_VARIABLE pool_cond;
+#define POOL_MUTEX_INIT SRWLOCK_INIT
+static void pool_mutex_init(pool_mutex *m) { InitializeSRWLock(m); }
+static void pool_mutex_destroy(pool_mutex *m) { (void)m; } /* nothing to free */
+static void pool_cond_init(pool_cond *c) { InitializeConditionVariable(c); }
+static void pool_cond_destroy(pool_cond *c) { (void)c; }
+static void pool_lock(pool_mutex *m) { AcquireSRWLockExclusive(m); }
+static void pool_unlock(pool_mutex *m) { ReleaseSRWLockExclusive(m); }
+static void pool_wait(pool_cond *c, pool_mutex *m) { SleepConditionVariableSRW(c, m, INFINITE, 0); }
+static void pool_signal(pool_cond *c) { WakeConditionVariable(c); }
 static void pool_yield(void) { SwitchToThread(); }
-static int pool_try_own(void) { return TryAcquireSRWLockExclusive(&locks.busy) != 0; }
-static void pool_disown(void) { ReleaseSRWLockExclusive(&locks.busy); }
-static void pool_start_workers(int want);
+struct pool_slot;
+static int pool_spawn(struct pool_slot *slot);
 static LARGE_INTEGER frequency; /* set once by dmlcpu_pool_init */
 uint64_t dmlcpu_now_ns(void) {
     LARGE_INTEGER now;
@@ -45,42 +37,23 @@ uint64_t dmlcpu_now_ns(void) {
 
 #include "pool_impl.h"
 
-/* The processors this process may run on: its affinity mask within its processor group, or
- * every active processor when the process spans several groups (Windows 11 and later). */
-int dmlcpu_pool_default_threads(void) {
-    long n = 0;
-    USHORT groups[2];
-    USHORT group_count = 2;
-    DWORD_PTR process_mask, system_mask;
-    if (!GetProcessGroupAffinity(GetCurrentProcess(), &group_count, groups) && group_count <= 2)
-        group_count = 1; /* the call failed for another reason than a short buffer */
-    if (group_count > 1) {
-        n = (long)GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
-    } else if (GetProcessAffinityMask(GetCurrentProcess(), &process_mask, &system_mask)) {
-        for (; process_mask != 0; process_mask &= process_mask - 1) n++;
-    }
-    if (n < 1) n = 1;
-    if (n > DMLCPU_MAX_THREADS) n = DMLCPU_MAX_THREADS;
-    return (int)n;
+/* No fork on Windows: nothing to reset in a child. */
+void dmlcpu_pool_init(int usable) {
+    usable_cpus = usable;
+    QueryPerformanceFrequency(&frequency);
 }
 
-/* No fork on Windows: nothing to reset in a child. */
-void dmlcpu_pool_init(void) { QueryPerformanceFrequency(&frequency); }
-
-static unsigned __stdcall worker_main(void *arg) {
-    (void)arg;
-    pool_worker_loop();
+static unsigned __stdcall worker_main(void *slot) {
+    pool_worker_loop(slot);
     return 0;
 }
 
-/* The handles are closed at once: workers live as long as the process, like detached threads. */
-static void pool_start_workers(int want) {
-    while (jobs.workers < want - 1) {
-        uintptr_t thread = _beginthreadex(NULL, 0, worker_main, NULL, 0, NULL);
-        if (thread == 0) break;
-        CloseHandle((HANDLE)thread);
-        jobs.workers++;
-    }
+/* The handle is closed at once: workers live as long as the process, like detached threads. */
+static int pool_spawn(struct pool_slot *slot) {
+    uintptr_t thread = _beginthreadex(NULL, 0, worker_main, slot, 0, NULL);
+    if (thread == 0) return 1;
+    CloseHandle((HANDLE)thread);
+    return 0;
 }
 
 #endif /* DMLCPU_POOL_WIN32 */

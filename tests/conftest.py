@@ -76,3 +76,16 @@ def assert_same_bits(actual, expected, what="result"):
         first = tuple(int(i) for i in where[0])
         raise AssertionError(f"{what}: {len(where)} of {a.size} elements differ; first at "
                              f"{first}: bits {int(a[first]):#x} != expected {int(e[first]):#x}")
+
+
+# ---------------------------------------------------------------- threads
+
+@pytest.fixture(autouse=True, scope="session")
+def _threads_beyond_the_cpus():
+    """The suite's thread counts (3, 7, 64 on a 2-CPU machine) run as many threads, so that every
+    chunking is exercised: a call's threads are otherwise capped at the usable CPUs
+    (the call_threads tuning value)."""
+    from dmlcpu import _core
+    before = _core._set_tune("call_threads", 256)
+    yield
+    _core._set_tune("call_threads", before)

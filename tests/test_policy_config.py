@@ -45,7 +45,8 @@ def test_linux_model_is_what_sysfs_says():
             assert m[key] == int(text[:-1]) * units[text[-1]], (level, text)
     assert m["line_bytes"] == int(_sysfs(0, "coherency_line_size"))
     assert m["page_bytes"] == os.sysconf("SC_PAGE_SIZE")
-    assert m["logical_cpus"] == os.sysconf("SC_NPROCESSORS_ONLN")
+    # the CPUs this process may use: its affinity (no CPU quota where the suite runs)
+    assert m["logical_cpus"] == len(os.sched_getaffinity(0))
 
 
 def test_every_value_has_a_source():
@@ -105,7 +106,7 @@ def test_show_config_prints_the_model_and_every_value(capsys):
     out = capsys.readouterr().out
     m = CONFIG["machine"]
     assert "L2 %d KiB" % (m["l2_bytes"] // 1024) in out
-    for name, (value, source) in CONFIG["tuning"].items():
+    for name, (value, source) in _core._config()["tuning"].items():  # as in force now
         assert any(line.split() == [name, str(value), source] for line in out.splitlines()), name
 
 
@@ -150,3 +151,25 @@ def test_extreme_tuning_never_crashes_nor_changes_a_result(text):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env=dict(os.environ, DMLCPU_TUNE=text), timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+@pytest.mark.parametrize("text, expected", [("pool_spin_ns=0", 0), ("pool_spin_ns=20000", 20000)])
+def test_dmlcpu_tune_sets_the_pool_spin(text, expected):
+    """The pool's spin is a DMLCPU_TUNE entry too: 0 turns spinning off."""
+    code = "import dmlcpu._core as c; print(c._set_pool_spin_ns(-1))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=dict(os.environ, DMLCPU_TUNE=text), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) == expected
+
+
+def test_a_call_runs_on_no_more_threads_than_the_cpus():
+    """32 pool threads on this machine: a 64 MiB call gets the CPUs the process may use."""
+    code = ("import json, dmlcpu, dmlcpu._core as c; dmlcpu.set_num_threads(32); "
+            "t = c._config()['tuning']; "
+            "print(json.dumps([t['call_threads'], c._decide(t, 'threads', 64 << 20, 32)]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    cpus = len(os.sched_getaffinity(0))
+    assert json.loads(result.stdout) == [[cpus, "detected"], min(cpus, 32)]

@@ -208,18 +208,42 @@ def test_tile_way(facts, expected):
     assert {p: _core.TILE_WAYS[v] for p, v in got.items()} == expected
 
 
+def per_profile(default, **by_profile):
+    return {p: by_profile.get(p, default) for p in ALL}
+
+
+# (bytes, threads in the pool) -> {profile: threads}: a 256 KiB chunk a thread at least, and never
+# more threads than the logical CPUs the profile may use (2 on the VMs, 1 undetected)
 @pytest.mark.parametrize("facts, expected", [
-    ((8 * M, 2), 2), ((300 * K, 2), 1), ((8 * M, 128), 32), ((100 * M, 128), 128),
-    ((8 * M, 1), 1)])
+    ((8 * M, 2), per_profile(2, undetected=1)),
+    ((300 * K, 2), per_profile(1)),
+    ((8 * M, 128), per_profile(32, intel_vm=2, amd_vm=2, hybrid_laptop=12, apple_m2=8,
+                               windows_arm64=12, undetected=1)),
+    ((100 * M, 128), per_profile(128, intel_vm=2, amd_vm=2, hybrid_laptop=12, apple_m2=8,
+                                 windows_arm64=12, undetected=1)),
+    ((8 * M, 1), per_profile(1))])
 def test_threads_a_call_gets(facts, expected):
-    assert answers("threads", lambda p: facts) == dict.fromkeys(ALL, expected)
+    assert answers("threads", lambda p: facts) == expected
 
 
+def test_call_threads_is_the_profiles_cpus():
+    assert {p: tuning_of(p)["call_threads"] for p in ALL} == per_profile(
+        (2, "detected"), hybrid_laptop=(12, "detected"), server_64c=(128, "detected"),
+        apple_m2=(8, "detected"), windows_arm64=(12, "detected"), undetected=(1, "detected"))
+    # lifted by hand, a call takes every thread of the pool again
+    assert _core._decide(tuning_of("amd_vm", call_threads=64), "threads", 64 * M, 32) == 32
+
+
+# (bytes, units, threads in the pool) -> {profile: chunks}: four a thread the call gets
 @pytest.mark.parametrize("facts, expected", [
-    ((8 * M, 1 << 40, 2), 8), ((8 * M, 3, 2), 3), ((300 * K, 100, 2), 1),
-    ((8 * M, 1 << 40, 1), 1), ((1 << 30, 1 << 40, 128), 512)])
+    ((8 * M, 1 << 40, 2), per_profile(8, undetected=1)),
+    ((8 * M, 3, 2), per_profile(3, undetected=1)),
+    ((300 * K, 100, 2), per_profile(1)),
+    ((8 * M, 1 << 40, 1), per_profile(1)),
+    ((1 << 30, 1 << 40, 128), per_profile(512, intel_vm=8, amd_vm=8, hybrid_laptop=48,
+                                          apple_m2=32, windows_arm64=48, undetected=1))])
 def test_chunks_a_call_is_cut_into(facts, expected):
-    assert answers("chunks", lambda p: facts) == dict.fromkeys(ALL, expected)
+    assert answers("chunks", lambda p: facts) == expected
 
 
 def test_extreme_values_answer_within_bounds():

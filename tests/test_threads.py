@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import dmlcpu
+from dmlcpu import _core
 from dmlcpu._core import Plan
 
 from conftest import usable_isas
@@ -85,12 +86,16 @@ def test_calls_after_the_workers_sleep_at_every_job_size():
 @needs_pool
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
 def test_two_threads_on_one_cpu():
-    """Caller and worker on one CPU (pinned, as a system may place them): a spinning one yields
-    to the other (csrc/pool_impl.h), as a worker spinning through the caller's pauses must, and
-    every call of a loop of small and large jobs comes back exact."""
+    """Caller and worker on one CPU (pinned after the pool counted two or more CPUs, as a system
+    may place them): a spinning one yields to the other (csrc/pool_impl.h), as a worker spinning
+    through the caller's pauses must, and every call of a loop of small and large jobs comes
+    back exact. (Pinned before the import, the pool would know it has one CPU and never spin:
+    test_no_spinning_with_more_threads_than_cpus.)"""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs to pin one away after the import")
     code = ("import os, time, numpy as np\n"
-            "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
             "import dmlcpu\n"
+            "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
             "from dmlcpu import _core\n"
             "dmlcpu.set_num_threads(2)\n"
             "x = np.random.default_rng(5).integers(0, 256, size=(16, 256, 1024), dtype=np.uint8)\n"
@@ -233,7 +238,7 @@ def usable_cpus():
 @needs_pool
 def test_num_threads_environment_variable():
     default = threads_in_child(None)
-    assert default == min(usable_cpus(), 256)
+    assert default == _core._cpus()["threads"] <= min(usable_cpus(), 256)
     assert threads_in_child("3") == 3
     assert threads_in_child("0") == default      # invalid: ignored
     assert threads_in_child("lots") == default
@@ -339,10 +344,111 @@ def test_random_copies_every_isa_and_thread_count(e):
         for isa in usable_isas():
             _core._force_isa(isa)
             try:
-                for n in thread_counts(1, 3):
+                for n in thread_counts(1, 3, 64):
                     dmlcpu.set_num_threads(n)
                     out = np.zeros_like(expected)
                     plan.run([src], [out])
                     assert np.array_equal(out, expected), (case, isa, n, sizes, ds, ss)
             finally:
                 _core._force_isa(None)
+
+
+@pytest.mark.parametrize("op", ["sum", "prod"])
+def test_scans_every_isa_and_thread_count_up_to_64(op):
+    """Outer and inner scans large enough for many chunks: the same bits under every ISA and
+    thread count, against NumPy's sequential scan (integers: any order gives the same bits)."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(-3, 4, size=(512, 2048)).astype(np.int32)
+    if op == "prod":
+        x = np.where(x >= 0, 1, -1).astype(np.int32)
+    fn = dmlcpu.cumulative_summation if op == "sum" else dmlcpu.cumulative_product
+    ref = np.cumsum if op == "sum" else np.cumprod
+    expected = [ref(x, axis=0, dtype=np.int32), ref(x, axis=1, dtype=np.int32)]
+    for isa in usable_isas():
+        _core._force_isa(isa)
+        try:
+            for n in thread_counts(1, 2, 7, 64):
+                dmlcpu.set_num_threads(n)
+                for axis in (0, 1):
+                    assert np.array_equal(fn(x, axis=axis), expected[axis]), (isa, n, axis)
+        finally:
+            _core._force_isa(None)
+
+
+@pytest.mark.parametrize("threads", thread_counts(2, 8, 64))
+def test_eight_python_threads_at_once_get_exact_results(threads):
+    """Eight callers share the pool's workers (each takes the idle ones): every result exact,
+    whatever the interleaving."""
+    dmlcpu.set_num_threads(threads)
+    rng = np.random.default_rng(8)
+    inputs = [rng.integers(0, 1 << 30, size=(16, 64, 1024), dtype=np.int32) for _ in range(8)]
+    errors = []
+    start = threading.Barrier(8)
+
+    def work(i):
+        x = inputs[i]
+        try:
+            start.wait()
+            for _ in range(5):
+                a, b = dmlcpu.split(x, axis=1, output_axis_sizes=[24, 40])
+                j = dmlcpu.join([b, a], axis=1)
+                s = dmlcpu.cumulative_summation(x, axis=0)
+                if not (np.array_equal(a, x[:, :24]) and np.array_equal(b, x[:, 24:]) and
+                        np.array_equal(j, np.concatenate([x[:, 24:], x[:, :24]], axis=1)) and
+                        np.array_equal(s, np.cumsum(x, axis=0, dtype=np.int32))):
+                    errors.append(i)
+        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+            errors.append(repr(error))
+    callers = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert errors == []
+
+
+@needs_pool
+def test_an_idle_pool_uses_no_cpu():
+    """After a burst of calls on every thread, the process burns (almost) no CPU over an idle
+    second: the workers sleep once their short spin is over. A behaviour, with a generous bound
+    (50 ms of the 1000), not a speed."""
+    code = ("import time, numpy as np, dmlcpu\n"
+            "dmlcpu.set_num_threads(4)\n"
+            "x = np.ones((64, 64, 1024), np.float32)\n"
+            "for _ in range(30):\n"
+            "    dmlcpu.split(x, axis=1, output_axis_sizes=[32, 32])\n"
+            "t = time.process_time()\n"
+            "time.sleep(1.0)\n"
+            "print(time.process_time() - t < 0.05)\n")
+    assert_child_prints(code, "True", timeout=120)
+
+
+@needs_pool
+def test_no_spinning_with_more_threads_than_cpus():
+    """With more threads than the CPUs the process may use, no pool thread spins: none yields
+    (a spin past 10 us yields at every clock check), and calls stay exact."""
+    code = ("import numpy as np, dmlcpu\n"
+            "from dmlcpu import _core\n"
+            "dmlcpu.set_num_threads(_core._cpus()['usable'] * 8)\n"
+            "x = np.arange(1 << 22, dtype=np.int32).reshape(64, 64, 1024)\n"
+            "y0 = _core._pool_yields()\n"
+            "bad = 0\n"
+            "for _ in range(40):\n"
+            "    a, b = dmlcpu.split(x, axis=1, output_axis_sizes=[16, 48])\n"
+            "    bad += not (np.array_equal(a, x[:, :16]) and np.array_equal(b, x[:, 16:]))\n"
+            "print(bad, _core._pool_yields() - y0)\n")
+    assert_child_prints(code, "0 0", timeout=120)
+
+
+@needs_pool
+def test_spin_time_setter():
+    before = _core._set_pool_spin_ns(0)
+    try:
+        assert _core._config()["pool_spin_ns"] == 0
+        x = np.arange(1 << 21, dtype=np.int32)
+        dmlcpu.set_num_threads(2)
+        assert np.array_equal(dmlcpu.slice(x, offsets=[5], sizes=[x.size - 5]), x[5:])
+        assert _core._set_pool_spin_ns(-1) == 0
+        assert _core._config()["pool_spin_ns"] == before
+    finally:
+        _core._set_pool_spin_ns(-1)

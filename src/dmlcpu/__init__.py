@@ -13,6 +13,9 @@ from ._support import support_table
 from ._types import AxisDirection, FeatureLevel, TensorDataType
 from ._version import __version__
 from ._core import get_num_threads, set_num_threads, show_config
+from ._threadpoolctl import register as _register_with_threadpoolctl
+
+_register_with_threadpoolctl()  # threadpool_info() and threadpool_limits() see the pool
 
 __all__ = [
     "AxisDirection", "CoreError", "DmlcpuError", "FeatureLevel", "InvalidArgumentError",

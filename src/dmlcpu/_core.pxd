@@ -80,3 +80,24 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
     int dmlcpu_get_num_threads()
     uint64_t dmlcpu_pool_yields()
     int dmlcpu_threads_compiled()
+    enum: DMLCPU_THREADS_FROM_CPUS
+    enum: DMLCPU_THREADS_FROM_ENV
+    enum: DMLCPU_THREADS_FROM_SET
+    enum: DMLCPU_THREADS_FROM_DASK
+    int dmlcpu_threads_source()
+    dmlcpu_status dmlcpu_set_num_threads_from(int n, int source)
+    enum: DMLCPU_QUOTA_NONE
+    enum: DMLCPU_QUOTA_CGROUP2
+    enum: DMLCPU_QUOTA_CGROUP1
+    enum: DMLCPU_QUOTA_JOB
+    ctypedef struct dmlcpu_cpu_budget:
+        int32_t affinity
+        int32_t cores
+        int64_t quota_milli
+        int32_t quota_source
+        int32_t usable
+        int32_t threads
+    const dmlcpu_cpu_budget *dmlcpu_cpus()
+    int64_t dmlcpu_cgroup_quota_milli(const char *cgroup_file, const char *mountinfo, int *version)
+    void dmlcpu_set_pool_spin_ns(int64_t ns)
+    int64_t dmlcpu_pool_spin_ns()

@@ -4,6 +4,7 @@
 from libc.stdint cimport int32_t, int64_t, uint32_t
 
 import operator as _operator
+import os as _os
 import sys as _sys
 
 dmlcpu_init()
@@ -30,6 +31,10 @@ def _config():
         "active_isa": dmlcpu_isa_name(dmlcpu_active_isa()).decode(),
         "kernels": kernels,
         "num_threads": dmlcpu_get_num_threads(),
+        "threads_source": _threads_source(),
+        "threads_reason": _threads_reason(),
+        "cpus": _cpus(),
+        "pool_spin_ns": dmlcpu_pool_spin_ns(),
         "thread_pool": bool(dmlcpu_threads_compiled()),
         # the note quotes the environment, cut to a fixed length (maybe mid-character)
         "note": dmlcpu_config_note().decode("utf-8", "replace"),
@@ -129,7 +134,8 @@ def show_config(file=None):
         "compiled ISAs: " + " ".join(c["compiled_isas"]),
         "usable ISAs:   " + " ".join(c["usable_isas"]),
         "active ISA:    " + c["active_isa"],
-        "threads:       %d%s" % (c["num_threads"], "" if c["thread_pool"] else " (no pool in this build)"),
+        "threads:       %d (%s)" % (c["num_threads"], c["threads_reason"] if c["thread_pool"]
+                                    else "no pool in this build"),
     ]
     m = c["machine"]
     lines.append("machine:       L1d %d KiB / %d, L2 %d KiB / %d, L3 %s, line %d B, page %d B, "
@@ -171,8 +177,9 @@ def _set_tile_limit(n):
 
 
 def set_num_threads(n):
-    """Threads one large call may use (1 .. 256); the default is DMLCPU_NUM_THREADS or the
-    number of CPUs this process may run on. Results never depend on it."""
+    """Threads one large call may use (1 .. 256); the default is DMLCPU_NUM_THREADS or the CPUs
+    this process may really use (its affinity mask, capped by a cgroup or job-object CPU quota,
+    physical cores rather than their SMT siblings). Results never depend on it."""
     n = _operator.index(n)
     if n < 1 or n > DMLCPU_MAX_THREADS or dmlcpu_set_num_threads(<int>n) != DMLCPU_OK:
         raise ValueError("set_num_threads: n is %d but must be between 1 and %d%s" % (
@@ -183,6 +190,64 @@ def set_num_threads(n):
 def get_num_threads():
     """Threads one large call may use."""
     return dmlcpu_get_num_threads()
+
+
+_SOURCES = {DMLCPU_THREADS_FROM_CPUS: "cpus", DMLCPU_THREADS_FROM_ENV: "DMLCPU_NUM_THREADS",
+            DMLCPU_THREADS_FROM_SET: "set_num_threads", DMLCPU_THREADS_FROM_DASK: "dmlcpu.dask"}
+_QUOTAS = {DMLCPU_QUOTA_NONE: None, DMLCPU_QUOTA_CGROUP2: "cgroup v2",
+           DMLCPU_QUOTA_CGROUP1: "cgroup v1", DMLCPU_QUOTA_JOB: "job object"}
+
+
+def _threads_source():
+    """Who set the thread count: "cpus" (nobody: the CPUs detected), "DMLCPU_NUM_THREADS",
+    "set_num_threads" or "dmlcpu.dask"."""
+    return _SOURCES[dmlcpu_threads_source()]
+
+
+def _cpus():
+    """The CPUs detected at import: affinity, physical cores, quota (CPUs, or None), what set
+    the quota, usable CPUs, the default thread count."""
+    cdef const dmlcpu_cpu_budget *c = dmlcpu_cpus()
+    return {"affinity": c.affinity, "cores": c.cores,
+            "quota": c.quota_milli / 1000.0 if c.quota_milli else None,
+            "quota_source": _QUOTAS[c.quota_source], "usable": c.usable, "threads": c.threads}
+
+
+def _threads_reason():
+    """Why the thread count is what it is, in a few words (show_config)."""
+    source = _threads_source()
+    if source == "dmlcpu.dask":
+        return "dmlcpu.dask: one thread per dask task slot"
+    if source != "cpus":
+        return source
+    c = _cpus()
+    if c["threads"] < c["usable"]:
+        return "physical cores: %d of %d CPUs" % (c["cores"], c["affinity"])
+    if c["usable"] < c["affinity"]:
+        return "%s quota %s CPU of %d" % (c["quota_source"], round(c["quota"], 3), c["affinity"])
+    return "affinity: %d CPU%s" % (c["affinity"], "s" if c["affinity"] > 1 else "")
+
+
+def _set_threads_for_dask(n):
+    """dmlcpu.dask: n threads, recorded as its choice, not the user's."""
+    dmlcpu_set_num_threads_from(<int>n, DMLCPU_THREADS_FROM_DASK)
+
+
+def _cgroup_quota(cgroup_file, mountinfo):
+    """Tests: (CPUs, cgroup version) of the quota that a /proc/self/cgroup and a
+    /proc/self/mountinfo file describe; (None, 0) for none."""
+    cdef int version = 0
+    cdef bytes cgroup_path = _os.fsencode(cgroup_file), mountinfo_path = _os.fsencode(mountinfo)
+    cdef int64_t milli = dmlcpu_cgroup_quota_milli(cgroup_path, mountinfo_path, &version)
+    return (milli / 1000.0 if milli else None), version
+
+
+def _set_pool_spin_ns(ns):
+    """Tests and benchmarks: nanoseconds pool threads spin before sleeping (-1: the default;
+    0: never). Returns the value in force before."""
+    before = dmlcpu_pool_spin_ns()
+    dmlcpu_set_pool_spin_ns(_operator.index(ns))
+    return before
 
 
 def _pool_yields():

@@ -56,7 +56,8 @@ int64_t test_count(const dmlcpu_view *v);
 float test_f16_to_f32(uint16_t h);
 uint16_t test_f32_to_f16(float f);
 
-/* The test families (copies.c, scans.c). */
+/* The test families (copies.c, scans.c, pool.c). */
+void test_pool(void);
 void test_copies(void);
 void test_groups_and_tiles(void);
 void test_scans(void);

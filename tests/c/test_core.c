@@ -4,13 +4,16 @@
  * for byte with a plain loop. Built and run by tools/check-c-core (natively, and for Windows
  * under wine).
  *
- * usage: test_core [--require-pool] [--default-threads N] [--config-only] [THREADS...]
+ * usage: test_core [--require-pool] [--default-threads N] [--affinity N] [--config-only]
+ *                  [THREADS...]
  *   THREADS               thread counts to run (default: 1 3); counts above 1 are skipped, and
  *                         said so, when the build has no thread pool (unless --require-pool)
  *   --require-pool        fail if this build has no thread pool
  *   --default-threads N   fail unless the thread count before any set_num_threads is N (what
- *                         DMLCPU_NUM_THREADS, or else the processors this process may use, gave)
- *   --config-only         check the two above, print the configuration, run nothing else
+ *                         DMLCPU_NUM_THREADS gave)
+ *   --affinity N          fail unless the affinity mask holds N CPUs and the thread count before
+ *                         any set_num_threads is the detected budget's (cpus.c)
+ *   --config-only         check the ones above, print the configuration, run nothing else
  * Exit status 0 when every check passed.
  */
 #include <stdio.h>
@@ -43,11 +46,14 @@ static void run_all(void) {
 int main(int argc, char **argv) {
     static const int default_counts[] = {1, 3};
     int counts[16], ncounts = 0, require_pool = 0, default_threads = 0, config_only = 0;
+    int affinity = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--require-pool") == 0) require_pool = 1;
         else if (strcmp(argv[i], "--config-only") == 0) config_only = 1;
         else if (strcmp(argv[i], "--default-threads") == 0 && i + 1 < argc)
             default_threads = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--affinity") == 0 && i + 1 < argc)
+            affinity = atoi(argv[++i]);
         else if (ncounts < 16) counts[ncounts++] = atoi(argv[i]);
     }
     if (ncounts == 0)
@@ -56,11 +62,19 @@ int main(int argc, char **argv) {
     int initial_threads = dmlcpu_get_num_threads();
     if (require_pool) CHECK(dmlcpu_threads_compiled(), "this build has a thread pool");
     if (default_threads) CHECK(initial_threads == default_threads, "the default thread count");
+    if (affinity) {
+        const dmlcpu_cpu_budget *cpus = dmlcpu_cpus();
+        CHECK(cpus->affinity == affinity, "the affinity count");
+        CHECK(initial_threads == cpus->threads && cpus->threads >= 1 &&
+                  cpus->threads <= cpus->affinity,
+              "the default thread count: the CPUs' budget");
+    }
     if (config_only) {
         printf("%ld checks, %ld failures\n", test_checks, test_failures);
         return test_failures ? 1 : 0;
     }
     test_invalid_arguments();
+    test_pool();
     for (int isa = 0; isa < DMLCPU_ISA_COUNT; isa++) {
         if (!(dmlcpu_usable_isas() & (1u << isa))) continue;
         CHECK(dmlcpu_force_isa(isa) == DMLCPU_OK && dmlcpu_active_isa() == isa, "force ISA");

@@ -247,6 +247,46 @@ int dmlcpu_threads_compiled(void);
 /* For tests: how many times so far a pool thread spinning past 10 us yielded its CPU. */
 uint64_t dmlcpu_pool_yields(void);
 
+/* Where the thread count came from (dmlcpu_threads_source). */
+enum {
+    DMLCPU_THREADS_FROM_CPUS = 0, /* the default: dmlcpu_cpus()->threads */
+    DMLCPU_THREADS_FROM_ENV = 1,  /* DMLCPU_NUM_THREADS */
+    DMLCPU_THREADS_FROM_SET = 2,  /* dmlcpu_set_num_threads */
+    DMLCPU_THREADS_FROM_DASK = 3  /* dmlcpu.dask: one thread per task slot of a pool nobody set */
+};
+int dmlcpu_threads_source(void);
+/* dmlcpu_set_num_threads, recording `source` (a DMLCPU_THREADS_FROM_ value) as the reason. */
+dmlcpu_status dmlcpu_set_num_threads_from(int n, int source);
+
+/* What limits the CPUs (dmlcpu_cpu_budget.quota_source). */
+enum {
+    DMLCPU_QUOTA_NONE = 0,
+    DMLCPU_QUOTA_CGROUP2 = 1, /* cpu.max */
+    DMLCPU_QUOTA_CGROUP1 = 2, /* cpu.cfs_quota_us / cpu.cfs_period_us */
+    DMLCPU_QUOTA_JOB = 3      /* a Windows job object's CPU rate cap */
+};
+/* The CPUs this process may use, detected once at initialization (cpus.c). */
+typedef struct dmlcpu_cpu_budget {
+    int32_t affinity;     /* CPUs in its affinity mask (Windows: its processor groups) */
+    int32_t cores;        /* physical cores among them (affinity where unknown) */
+    int64_t quota_milli;  /* a CPU quota in thousandths of a CPU; 0: none */
+    int32_t quota_source; /* a DMLCPU_QUOTA_ value */
+    int32_t usable;       /* affinity, capped by the quota rounded up */
+    int32_t threads;      /* the default thread count: the smaller of cores and usable */
+} dmlcpu_cpu_budget;
+const dmlcpu_cpu_budget *dmlcpu_cpus(void);
+void dmlcpu_detect_cpus(dmlcpu_cpu_budget *out);
+/* The tightest cgroup CPU quota (thousandths of a CPU, 0: none) for the process described by a
+ * /proc/self/cgroup and a /proc/self/mountinfo file; *version (if not NULL) gets 2 or 1 for the
+ * hierarchy that set it, 0 for none. Exposed for tests on fixture files. */
+int64_t dmlcpu_cgroup_quota_milli(const char *cgroup_file, const char *mountinfo, int *version);
+
+/* Nanoseconds a pool thread spins for its next job, or a caller for its helpers, before it
+ * sleeps (-1: the default again; 0: never spin). Threads never spin while the pool has more
+ * threads than the CPUs the process may use. */
+void dmlcpu_set_pool_spin_ns(int64_t ns);
+int64_t dmlcpu_pool_spin_ns(void);
+
 #ifdef __cplusplus
 }
 #endif

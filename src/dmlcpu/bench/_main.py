@@ -59,6 +59,8 @@ def _parser():
                    % (",".join(_bench_cases.SIZES), ",".join(_bench_cases.QUICK["sizes"])))
     p.add_argument("--widths", metavar="W,V", help="element widths in bytes among 1,2,4,8 "
                    "(default: all; --quick: 1,4)")
+    p.add_argument("--scaling", action="store_true", help="the thread-scaling bench instead "
+                   "(docs/scaling.md): --threads, --json, --plot and --quick apply")
     p.add_argument("--budget", type=float, metavar="S", help="seconds per protocol and thread "
                    "count per workload (default 0.4; --quick 0.08)")
     return p
@@ -221,6 +223,9 @@ def main(argv=None):
         for problem in problems:
             print("bench: " + problem, file=sys.stderr)
         return 2
+    if args.scaling:
+        from . import _scaling as _bench_scaling
+        return _bench_scaling.main(args, argv)
     if args.source:
         try:
             data = _load_run(args.source)

@@ -11,31 +11,35 @@ import os
 import numpy as np
 
 from .. import _ops
+from .. import _core
 from .._arrays import masked_array_message
-from .._core import _scan_carried, set_num_threads
+from .._core import _scan_carried
 from .._types import DATA_TYPE_OF_NUMPY
 
 SUM = "CUMULATIVE_SUMMATION"
 _OPERATIONS = {SUM: 0, "CUMULATIVE_PRODUCT": 1}  # the C core's dmlcpu_scan_op
 
-_pool_checked = False
+# the process that imported this module: a different pid is a process forked from it
+_IMPORTED_IN = os.getpid()
 
 
 def limit_pool_in_dask_processes():
-    """Once per process: one dmlcpu thread in a worker process dask started, unless set.
+    """Before each block: one dmlcpu thread in a worker process whose pool nobody configured.
 
-    dask already runs one task per core in each worker process (and tells OpenMP and BLAS the
-    same through ``OMP_NUM_THREADS=1``), so a pool per process on top would oversubscribe the
-    cores. ``DMLCPU_NUM_THREADS`` in the worker's environment (for example through
-    ``distributed.nanny.pre-spawn-environ``) wins; the process that builds graphs (the
-    synchronous and threaded schedulers) is left alone: its pool already runs one job at a time.
+    dask already runs one task per task slot (a core) in each worker process, and tells OpenMP
+    and BLAS the same through ``OMP_NUM_THREADS=1``, so a pool per process on top would
+    oversubscribe the cores. The rule: a thread count set in the worker (``set_num_threads``,
+    e.g. through ``client.run``, or ``DMLCPU_NUM_THREADS`` in its environment, e.g. through
+    ``distributed.nanny.pre-spawn-environ``), or inherited by fork from a parent that set it,
+    is kept; only a pool still at its default is set to one thread. A worker process is one
+    started by multiprocessing (spawn, forkserver or fork) or forked after this module was
+    imported. The process that builds graphs (the synchronous and threaded schedulers, and
+    in-process workers) keeps its pool: concurrent calls there share one budget of workers.
     """
-    global _pool_checked
-    if _pool_checked:
+    if _core._threads_source() != "cpus":
         return
-    _pool_checked = True
-    if "DMLCPU_NUM_THREADS" not in os.environ and multiprocessing.parent_process() is not None:
-        set_num_threads(1)
+    if os.getpid() != _IMPORTED_IN or multiprocessing.parent_process() is not None:
+        _core._set_threads_for_dask(1)
 
 
 def accumulator_dtype(dtype):
