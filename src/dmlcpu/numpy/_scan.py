@@ -1,0 +1,149 @@
+"""cumsum, cumprod, cumulative_sum and cumulative_prod: dmlcpu's scans where they give NumPy's
+bits, NumPy itself for everything else.
+
+NumPy accumulates sequentially along the axis in the result type, which its own type
+resolution picks (int8..int32 and bool widen to the platform integer unless ``dtype=`` says
+otherwise). dmlcpu's float32/float64 and integer scans give exactly that, so: a result type
+equal to the input's scans straight into the result; a wider one first casts the input into
+the result (NumPy's own cast, value-exact 'safe' casts only) and scans it in place; complex
+sums are two independent float scans (NumPy adds real and imaginary parts separately).
+float16 results go to NumPy: dmlcpu's float16 scan keeps a float32 running total, NumPy
+rounds the total to float16 at every step.
+"""
+import numpy as np
+
+from .. import _ops
+from . import _layout, _numpy
+from ._layout import MAX_DIMS, NDARRAY, disjoint, empty_in_order, stride_order
+from ._stats import count
+
+_SCAN_TYPES = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
+_COMPLEX_PARTS = {np.dtype(np.complex64): np.dtype(np.float32),
+                  np.dtype(np.complex128): np.dtype(np.float64)}
+_KERNELS = {"sum": _ops.cumulative_summation, "prod": _ops.cumulative_product}
+_resolved = {}   # (function, input dtype, dtype argument) -> NumPy's result dtype or None
+
+
+def _result_type(numpy_fn, dt, dtype):
+    """The result dtype NumPy's ``numpy_fn`` gives an input of ``dt`` with ``dtype=``, asked of
+    NumPy itself on one element (None where NumPy refuses or the argument is unhashable)."""
+    key = (numpy_fn, dt, dtype)
+    try:
+        return _resolved[key]
+    except KeyError:
+        pass
+    except TypeError:
+        return None
+    try:
+        rt = numpy_fn(np.zeros(1, dt), dtype=dtype).dtype
+    except Exception:  # NumPy raises it again, with its own message, on the fallback
+        rt = None
+    _resolved[key] = rt
+    return rt
+
+
+def _refusal(numpy_fn, op, a, axis, dtype, out):
+    """Why the fast path cannot answer this scan, or (axis, result dtype, result shape)."""
+    if type(a) is not NDARRAY:
+        return "not ndarray"
+    ndim = a.ndim
+    if not 1 <= ndim <= MAX_DIMS:
+        return "dimensions"
+    if axis is not None and (type(axis) is not int or not -ndim <= axis < ndim):
+        return "axis"
+    rt = _result_type(numpy_fn, a.dtype, dtype)
+    if rt is None:
+        return "dtype"
+    if rt not in _SCAN_TYPES and not (op == "sum" and rt in _COMPLEX_PARTS):
+        return "float16 result" if rt == np.float16 else "result type"
+    if rt in _COMPLEX_PARTS and axis is not None and ndim == MAX_DIMS:
+        return "dimensions"  # the parts take one more axis
+    if rt != a.dtype and not np.can_cast(a.dtype, rt, "safe"):
+        return "cast"
+    if a.size * rt.itemsize < _layout.SMALL_BYTES:
+        return "small"
+    shape = (a.size,) if axis is None else a.shape
+    if out is not None and (type(out) is not NDARRAY or out.dtype != rt or out.shape != shape
+                            or not out.flags.writeable or not disjoint(out, (a,))):
+        return "out"
+    return (None if axis is None else axis % ndim), rt, shape
+
+
+def _scan(a, axis, out, op):
+    """dmlcpu's scan of ``a`` along ``axis`` into ``out`` (``a`` may be ``out`` itself);
+    complex data as its real and imaginary float parts along one more axis."""
+    parts = _COMPLEX_PARTS.get(out.dtype)
+    if parts is not None:
+        a, out = a[..., None].view(parts), out[..., None].view(parts)
+    _KERNELS[op](a, axis=axis, out=out)
+
+
+def scan(name, numpy_fn, op, a, axis, dtype, out):
+    """The drop-in scan: the fast path's result, or None after counting why NumPy answers."""
+    plan = _refusal(numpy_fn, op, a, axis, dtype, out)
+    if type(plan) is str:
+        count(name, plan)
+        return None
+    axis, rt, shape = plan
+    if out is None:
+        out = (np.empty(shape, rt) if axis is None
+               else empty_in_order(shape, rt, stride_order((a,), a.ndim)))
+    if axis is None:  # NumPy scans the C-order flattening
+        if rt == a.dtype and a.flags.c_contiguous:
+            _scan(a.reshape(-1), 0, out, op)
+        else:
+            np.copyto(out.reshape(a.shape), a, casting="safe")
+            _scan(out, 0, out, op)
+    elif rt == a.dtype:
+        _scan(a, axis, out, op)
+    else:
+        np.copyto(out, a, casting="safe")
+        _scan(out, axis, out, op)
+    count(name, "fast")
+    return out
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """numpy.cumsum (same arguments, result and errors)."""
+    result = scan("cumsum", _numpy.cumsum, "sum", a, axis, dtype, out)
+    return _numpy.cumsum(a, axis, dtype, out) if result is None else result
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """numpy.cumprod (same arguments, result and errors)."""
+    result = scan("cumprod", _numpy.cumprod, "prod", a, axis, dtype, out)
+    return _numpy.cumprod(a, axis, dtype, out) if result is None else result
+
+
+def _cumulative(name, numpy_fn, op, x, axis, dtype, out, include_initial):
+    if include_initial:
+        count(name, "include_initial")
+        return None
+    if axis is None:  # NumPy: only 1-D arrays may leave axis out
+        if type(x) is not NDARRAY or x.ndim != 1:
+            count(name, "axis")
+            return None
+        axis = 0
+    return scan(name, numpy_fn, op, x, axis, dtype, out)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """numpy.cumulative_sum (same arguments, result and errors)."""
+    result = _cumulative("cumulative_sum", _numpy.cumulative_sum, "sum", x, axis, dtype, out,
+                         include_initial)
+    if result is None:
+        return _numpy.cumulative_sum(x, axis=axis, dtype=dtype, out=out,
+                                     include_initial=include_initial)
+    return result
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """numpy.cumulative_prod (same arguments, result and errors)."""
+    result = _cumulative("cumulative_prod", _numpy.cumulative_prod, "prod", x, axis, dtype,
+                         out, include_initial)
+    if result is None:
+        return _numpy.cumulative_prod(x, axis=axis, dtype=dtype, out=out,
+                                      include_initial=include_initial)
+    return result
