@@ -16,6 +16,8 @@ def _copyable(a):
         return "dtype"
     if not 1 <= a.ndim <= MAX_DIMS - carried_dims(a.dtype):
         return "dimensions"
+    if a.size == 0:
+        return "empty"
     if a.nbytes < _layout.SMALL_BYTES:
         return "small"
     return None

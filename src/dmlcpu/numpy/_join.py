@@ -39,9 +39,13 @@ def _refusal(arrays, axis, out, dtype, casting):
     size = total * dt.itemsize
     for n in rest:
         size *= n
+    if size == 0:
+        return "empty"
     if size < _layout.SMALL_BYTES:
         return "small"
     if out is not None:
+        if dtype is not None:
+            return "out and dtype"   # NumPy refuses both at once
         if type(out) is not NDARRAY or out.dtype != dt or not out.flags.writeable:
             return "out"
         if out.shape != shape[:axis] + (total,) + shape[axis + 1:] or not disjoint(out, arrays):

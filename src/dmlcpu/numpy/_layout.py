@@ -34,10 +34,11 @@ def carried_dims(dtype):
     return 1 if dtype.itemsize == 16 else 0
 
 
-def stride_order(arrays, ndim):
+def stride_order(arrays, ndim, iterator=False):
     """NumPy's PyArray_CreateMultiSortedStridePerm: the axes from largest to smallest stride
     over all ``arrays`` (absolute strides, size-1 axes ignored, C order wins ties and
-    conflicts), as np.concatenate lays out its result."""
+    conflicts), as np.concatenate lays out its result. ``iterator``: as NpyIter orders the
+    axes of the results it allocates (ufuncs, accumulate), which also ignores 0 strides."""
     perm = list(range(ndim))
     for i0 in range(1, ndim):
         ipos, ax0 = i0, perm[i0]
@@ -46,7 +47,8 @@ def stride_order(arrays, ndim):
             ambiguous, swap = True, False
             for a in arrays:
                 shape, strides = a.shape, a.strides
-                if shape[ax0] != 1 and shape[ax1] != 1:
+                if shape[ax0] != 1 and shape[ax1] != 1 and not (
+                        iterator and (strides[ax0] == 0 or strides[ax1] == 0)):
                     if abs(strides[ax0]) <= abs(strides[ax1]):
                         swap = False
                     elif ambiguous:

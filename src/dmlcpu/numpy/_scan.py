@@ -9,6 +9,11 @@ the result (NumPy's own cast, value-exact 'safe' casts only) and scans it in pla
 sums are two independent float scans (NumPy adds real and imaginary parts separately).
 float16 results go to NumPy: dmlcpu's float16 scan keeps a float32 running total, NumPy
 rounds the total to float16 at every step.
+
+NaN payloads: where two NaNs meet, which payload survives depends on operand order, and a
+signalling NaN in the first place is copied by NumPy but quieted by dmlcpu's identity step. A
+running total that once is NaN stays NaN, so a line met no NaN exactly when its last total
+is not NaN; a float scan whose last totals hold a NaN is done again by NumPy into the result.
 """
 import numpy as np
 
@@ -62,6 +67,8 @@ def _refusal(numpy_fn, op, a, axis, dtype, out):
         return "dimensions"  # the parts take one more axis
     if rt != a.dtype and not np.can_cast(a.dtype, rt, "safe"):
         return "cast"
+    if a.size == 0:
+        return "empty"
     if a.size * rt.itemsize < _layout.SMALL_BYTES:
         return "small"
     shape = (a.size,) if axis is None else a.shape
@@ -86,10 +93,10 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
     if type(plan) is str:
         count(name, plan)
         return None
-    axis, rt, shape = plan
+    axis_arg, (axis, rt, shape) = axis, plan
     if out is None:
         out = (np.empty(shape, rt) if axis is None
-               else empty_in_order(shape, rt, stride_order((a,), a.ndim)))
+               else empty_in_order(shape, rt, stride_order((a,), a.ndim, iterator=True)))
     if axis is None:  # NumPy scans the C-order flattening
         if rt == a.dtype and a.flags.c_contiguous:
             _scan(a.reshape(-1), 0, out, op)
@@ -101,8 +108,18 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
     else:
         np.copyto(out, a, casting="safe")
         _scan(out, axis, out, op)
+    if rt.kind in "fc" and _met_nan(out, axis):
+        count(name, "NaN")
+        return numpy_fn(a, axis=axis_arg, dtype=dtype, out=out)
     count(name, "fast")
     return out
+
+
+def _met_nan(out, axis):
+    """True when a scan line of ``out`` (along ``axis``; None: the whole flattened array)
+    ends in NaN, that is met a NaN somewhere."""
+    last = out[-1:] if axis is None else out[(slice(None),) * axis + (slice(-1, None),)]
+    return bool(np.isnan(last).any())
 
 
 def cumsum(a, axis=None, dtype=None, out=None):

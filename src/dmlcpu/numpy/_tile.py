@@ -35,6 +35,8 @@ def _tile_plan(A, reps):
     nbytes = A.dtype.itemsize
     for n in shape:
         nbytes *= n
+    if nbytes == 0:
+        return "empty"
     if nbytes < _layout.SMALL_BYTES:
         return "small"
     return c, tup, shape
@@ -69,6 +71,8 @@ def _repeat_plan(a, repeats, axis):
         return "dimensions"
     if axis is not None and (type(axis) is not int or not -ndim <= axis < ndim):
         return "axis"
+    if a.size == 0:
+        return "empty"
     if a.size * a.dtype.itemsize * repeats < _layout.SMALL_BYTES:
         return "small"
     # each element followed by its copies: one more axis of length ``repeats`` after ``axis``
