@@ -10,11 +10,12 @@ from ._layout import (MAX_DIMS, NDARRAY, carried, carried_dims, disjoint,
 from ._stats import count
 
 _CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
+_MAX_ARRAYS = 1 << 16   # longer lists go to NumPy unread (it refuses more than INT_MAX)
 
 
 def _refusal(arrays, axis, out, dtype, casting):
     """Why the fast path cannot answer this concatenate (a reason for stats()), or None."""
-    if type(arrays) not in (list, tuple) or not arrays:
+    if type(arrays) not in (list, tuple) or not 0 < len(arrays) <= _MAX_ARRAYS:
         return "not a list of arrays"
     first = arrays[0]
     if not all(type(a) is NDARRAY for a in arrays):
@@ -83,7 +84,8 @@ concat = concatenate
 
 
 def _all_arrays(values):
-    return type(values) in (list, tuple) and all(type(a) is NDARRAY for a in values)
+    return (type(values) in (list, tuple) and len(values) <= _MAX_ARRAYS
+            and all(type(a) is NDARRAY for a in values))
 
 
 def _join_or_numpy(name, arrays, axis, out=None, dtype=None, casting="same_kind"):

@@ -12,7 +12,7 @@ from . import _copy, _join, _numpy, _scan, _tile
 
 # Every module whose globals hold one of the functions: NumPy's namespace, the modules that
 # define them and the ones whose functions call them through a module global.
-_MODULES = ("numpy", "numpy._core.multiarray", "numpy._core.numeric",
+_MODULES = ("numpy", "numpy._core", "numpy._core.multiarray", "numpy._core.numeric",
             "numpy._core.fromnumeric", "numpy._core.shape_base", "numpy.lib._shape_base_impl",
             "numpy.lib._function_base_impl")
 _DROP_IN = {
