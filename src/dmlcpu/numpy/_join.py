@@ -83,6 +83,15 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 concat = concatenate
 
 
+def concatenate_undispatched(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """numpy.concatenate's implementation without the __array_function__ dispatch (what
+    np.block calls internally), for patch()."""
+    result = _concatenate("concatenate", arrays, axis, out, dtype, casting)
+    if result is None:
+        return _numpy.concatenate_undispatched(arrays, axis, out, dtype=dtype, casting=casting)
+    return result
+
+
 def _all_arrays(values):
     return (type(values) in (list, tuple) and len(values) <= _MAX_ARRAYS
             and all(type(a) is NDARRAY for a in values))

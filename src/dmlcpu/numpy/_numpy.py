@@ -3,6 +3,8 @@ never reaches the drop-in again while ``patch()`` has replaced the module attrib
 import numpy as np
 
 concatenate = np.concatenate
+# without the __array_function__ dispatch: what np.block's steps call once it has dispatched
+concatenate_undispatched = getattr(np.concatenate, "__wrapped__", None)
 stack = np.stack
 hstack = np.hstack
 vstack = np.vstack

@@ -21,7 +21,8 @@ _DROP_IN = {
     "tile": _tile.tile, "repeat": _tile.repeat, "cumsum": _scan.cumsum,
     "cumprod": _scan.cumprod, "cumulative_sum": _scan.cumulative_sum,
     "cumulative_prod": _scan.cumulative_prod,
-    "ascontiguousarray": _copy.ascontiguousarray, "copy": _copy.copy}
+    "ascontiguousarray": _copy.ascontiguousarray, "copy": _copy.copy,
+    "concatenate_undispatched": _join.concatenate_undispatched}
 _lock = threading.Lock()
 _saved = []   # (module, attribute, NumPy's function) for each attribute replaced
 
