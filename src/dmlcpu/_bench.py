@@ -57,6 +57,8 @@ def _parser():
                    % (",".join(_bench_cases.SIZES), ",".join(_bench_cases.QUICK["sizes"])))
     p.add_argument("--widths", metavar="W,V", help="element widths in bytes among 1,2,4,8 "
                    "(default: all; --quick: 1,4)")
+    p.add_argument("--numpy", action="store_true", help="dmlcpu.numpy (the NumPy drop-in) "
+                   "against NumPy on its target workloads (--threads, --filter, --budget)")
     p.add_argument("--budget", type=float, metavar="S", help="seconds per protocol and thread "
                    "count per workload (default 0.4; --quick 0.08)")
     return p
@@ -205,6 +207,9 @@ def main(argv=None):
         for problem in problems:
             print("bench: " + problem, file=sys.stderr)
         return 2
+    if args.numpy:
+        from . import _bench_numpy  # imports dmlcpu.numpy: only for this flag
+        return _bench_numpy.main(args)
     if args.source:
         with open(args.source, encoding="utf-8") as f:
             data = json.load(f)

@@ -7,10 +7,11 @@ from .. import _ops
 from . import _layout, _numpy
 from ._layout import (MAX_DIMS, NDARRAY, carried, carried_dims, disjoint,
                       empty_in_order, movable, same_type, stride_order)
-from ._stats import count
+from ._stats import count, counter
 
 _CASTINGS = frozenset(("no", "equiv", "safe", "same_kind", "unsafe"))
 _MAX_ARRAYS = 1 << 16   # longer lists go to NumPy unread (it refuses more than INT_MAX)
+_undispatched = _numpy.concatenate_undispatched or _numpy.concatenate
 
 
 def _refusal(arrays, axis, out, dtype, casting):
@@ -72,8 +73,23 @@ def _concatenate(name, arrays, axis, out, dtype, casting):
     return out
 
 
+_small_calls = counter("concatenate", "small")
+
+
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """numpy.concatenate (same arguments, result and errors)."""
+    # A few plain ndarrays of few bytes in all go straight to NumPy's implementation (no
+    # __array_function__ can apply to them): this is the cost of a tiny call, kept short.
+    if (type(arrays) is list or type(arrays) is tuple) and len(arrays) <= 16 and out is None:
+        total = 0
+        for a in arrays:
+            if type(a) is not NDARRAY:
+                break
+            total += a.nbytes
+        else:
+            if total < _layout.SMALL_BYTES and dtype is None and casting == "same_kind":
+                next(_small_calls)
+                return _undispatched(arrays, axis)
     result = _concatenate("concatenate", arrays, axis, out, dtype, casting)
     if result is None:
         return _numpy.concatenate(arrays, axis, out, dtype=dtype, casting=casting)

@@ -124,12 +124,18 @@ def _met_nan(out, axis):
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """numpy.cumsum (same arguments, result and errors)."""
+    if type(a) is NDARRAY and a.nbytes < _layout.SMALL_BYTES:
+        count("cumsum", "small")
+        return a.cumsum(axis, dtype, out)   # what np.cumsum calls for an ndarray
     result = scan("cumsum", _numpy.cumsum, "sum", a, axis, dtype, out)
     return _numpy.cumsum(a, axis, dtype, out) if result is None else result
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
     """numpy.cumprod (same arguments, result and errors)."""
+    if type(a) is NDARRAY and a.nbytes < _layout.SMALL_BYTES:
+        count("cumprod", "small")
+        return a.cumprod(axis, dtype, out)   # what np.cumprod calls for an ndarray
     result = scan("cumprod", _numpy.cumprod, "prod", a, axis, dtype, out)
     return _numpy.cumprod(a, axis, dtype, out) if result is None else result
 

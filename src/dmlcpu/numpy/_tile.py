@@ -44,6 +44,13 @@ def _tile_plan(A, reps):
 
 def tile(A, reps):
     """numpy.tile (same arguments, result and errors)."""
+    if type(A) is NDARRAY and type(reps) in (int, tuple) and A.nbytes < _layout.SMALL_BYTES:
+        nbytes = A.nbytes
+        for r in (reps,) if type(reps) is int else reps:
+            nbytes *= r if type(r) is int else 1 << 40  # not a plain count: not small
+        if nbytes < _layout.SMALL_BYTES:
+            count("tile", "small")
+            return _numpy.tile(A, reps)
     plan = _tile_plan(A, reps)
     if type(plan) is str:
         count("tile", plan)
