@@ -12,7 +12,7 @@ import pytest
 import dmlcpu
 import dmlcpu.numpy as dnp
 from dmlcpu import _core
-from dmlcpu.numpy import _layout
+from dmlcpu.numpy import _layout, _tile
 from conftest import usable_isas
 from numpy_cases import (a_dtype, array, copy_case, join_case, repeat_case, same_shape_arrays,
                          scan_case, tile_case)
@@ -23,6 +23,7 @@ CALLS = 400   # random calls per function per test
 @pytest.fixture(autouse=True)
 def fast_paths_on_small_arrays(monkeypatch):
     monkeypatch.setattr(_layout, "SMALL_BYTES", 0)
+    monkeypatch.setattr(_tile, "REPEAT_MIN_RUN_BYTES", 0)
     dnp.reset_stats()
     yield
     _core._force_isa(None)

@@ -1,5 +1,6 @@
-"""tile and repeat (a scalar count): dmlcpu's TILE into a C-ordered result, as NumPy gives
-it; NumPy itself for everything else (arrays of counts, counts of 0, all-ones reps)."""
+"""tile and repeat (a scalar count): dmlcpu's TILE, and JOIN of the copies, into a C-ordered
+result as NumPy gives it; NumPy itself for everything else (arrays of counts, counts of 0,
+all-ones reps, repeats whose copied runs are short)."""
 import operator
 
 import numpy as np
@@ -62,8 +63,13 @@ def tile(A, reps):
     return out
 
 
+# The bytes each copied run must hold for JOIN to beat NumPy's repeat (docs/decisions.md):
+# shorter runs (repeats along the last axes, the flattened repeat) go to NumPy.
+REPEAT_MIN_RUN_BYTES = 256
+
+
 def _repeat_plan(a, repeats, axis):
-    """Why repeat must go to NumPy, or (input view, repeats per dimension, result shape)."""
+    """Why repeat must go to NumPy, or (input view, copies, join axis, result shape)."""
     if type(a) is not NDARRAY:
         return "not ndarray"
     if not movable(a.dtype):
@@ -76,22 +82,23 @@ def _repeat_plan(a, repeats, axis):
     ndim = a.ndim
     if not 1 <= ndim <= MAX_DIMS - 1 - carried_dims(a.dtype):
         return "dimensions"
-    if axis is not None and (type(axis) is not int or not -ndim <= axis < ndim):
-        return "axis"
+    if axis is None or type(axis) is not int or not -ndim <= axis < ndim:
+        return "axis"   # (the flattened repeat copies single elements: NumPy's own loop)
     if a.size == 0:
         return "empty"
     if a.size * a.dtype.itemsize * repeats < _layout.SMALL_BYTES:
         return "small"
-    # each element followed by its copies: one more axis of length ``repeats`` after ``axis``
-    # (after the last axis for the flattened repeat), tiled from a length-1 view
-    after = ndim if axis is None else axis % ndim + 1
+    after = axis % ndim + 1
+    run = a.dtype.itemsize
+    for n in a.shape[after:]:
+        run *= n
+    if run < REPEAT_MIN_RUN_BYTES:
+        return "short runs"
+    # each slice along ``axis`` followed by its copies: ``repeats`` copies of the array with
+    # one more axis of length 1 after ``axis``, joined along that axis
     view = a[(slice(None),) * after + (None,)]
-    reps = (1,) * after + (repeats,) + (1,) * (ndim - after)
-    if axis is None:
-        shape = (a.size * repeats,)
-    else:
-        shape = a.shape[:after - 1] + (a.shape[after - 1] * repeats,) + a.shape[after:]
-    return view, reps, shape
+    shape = a.shape[:after - 1] + (a.shape[after - 1] * repeats,) + a.shape[after:]
+    return view, repeats, after, shape
 
 
 def repeat(a, repeats, axis=None):
@@ -100,10 +107,9 @@ def repeat(a, repeats, axis=None):
     if type(plan) is str:
         count("repeat", plan)
         return _numpy.repeat(a, repeats, axis)
-    view, reps, shape = plan
+    view, copies, after, shape = plan
     out = np.empty(shape, a.dtype)
-    expanded = out.reshape(tuple(s * r for s, r in zip(view.shape, reps)))
-    _ops.tile(carried(view), repeats=reps + (1,) * carried_dims(a.dtype),
-              out=carried(expanded))
+    joined = out.reshape(view.shape[:after] + (copies,) + view.shape[after + 1:])
+    _ops.join([carried(view)] * copies, axis=after, out=carried(joined))
     count("repeat", "fast")
     return out
