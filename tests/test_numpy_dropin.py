@@ -23,6 +23,7 @@ CALLS = 400   # random calls per function per test
 @pytest.fixture(autouse=True)
 def fast_paths_on_small_arrays(monkeypatch):
     monkeypatch.setattr(_layout, "SMALL_BYTES", 0)
+    monkeypatch.setattr(_layout, "SMALL_JOIN_BYTES", 0)
     monkeypatch.setattr(_tile, "REPEAT_MIN_RUN_BYTES", 0)
     dnp.reset_stats()
     yield
@@ -243,3 +244,14 @@ def test_fast_paths_under_every_isa_and_thread_count(isa, threads):
             assert_same(dnp.cumsum(y, axis=axis), np.cumsum(y, axis=axis), "NaN")
     finally:
         dmlcpu.set_num_threads(old)
+
+
+def test_float16_recipe_in_docs_matches_dmlcpus_float16_scan():
+    """docs/numpy.md: np.cumsum(h, dtype=np.float32).astype(np.float16) is dmlcpu's float16
+    scan (a float32 total, each written value rounded); np.cumsum(h) itself is not."""
+    h = (np.random.default_rng(5).standard_normal((40, 300)) * 100).astype(np.float16)
+    for axis in (0, 1):
+        recipe = np.cumsum(h, axis=axis, dtype=np.float32).astype(np.float16)
+        assert_same(dmlcpu.cumulative_summation(h, axis=axis), recipe, f"axis {axis}")
+        assert np.cumsum(h, axis=axis).tobytes() != recipe.tobytes()
+        assert_same(dnp.cumsum(h, axis=axis), np.cumsum(h, axis=axis), f"drop-in {axis}")

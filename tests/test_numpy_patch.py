@@ -15,6 +15,7 @@ NAMES = ["concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column
 @pytest.fixture(autouse=True)
 def clean(monkeypatch):
     monkeypatch.setattr(_layout, "SMALL_BYTES", 0)
+    monkeypatch.setattr(_layout, "SMALL_JOIN_BYTES", 0)
     dnp.unpatch()
     dnp.reset_stats()
     yield

@@ -9,7 +9,7 @@ from dmlcpu.numpy import _layout, _tile
 
 
 def pytest_configure(config):
-    _layout.SMALL_BYTES = 0
+    _layout.SMALL_BYTES = _layout.SMALL_JOIN_BYTES = 0
     _tile.REPEAT_MIN_RUN_BYTES = 0
     dnp.patch()
 

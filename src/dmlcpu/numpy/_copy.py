@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _ops
 from . import _layout, _numpy
-from ._layout import MAX_DIMS, NDARRAY, carried, carried_dims, movable, same_type
+from ._layout import MAX_DIMS, NATIVE, NDARRAY, carried, carried_dims, movable, same_type
 from ._stats import count
 
 
@@ -23,8 +23,13 @@ def _copyable(a):
     return None
 
 
-def _copy_into(out, a):
+def _copy(a, order):
+    """A new copy of ``a`` laid out as NumPy's ``order`` lays it out (np.empty_like)."""
+    if a.dtype in NATIVE and (order == "C" or a.flags.c_contiguous and order != "F"):
+        return _ops.join([a], axis=0)   # C order, allocated by dmlcpu
+    out = np.empty_like(a, order=order)
     _ops.join([carried(a)], axis=0, out=carried(out))
+    return out
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
@@ -39,8 +44,7 @@ def ascontiguousarray(a, dtype=None, *, like=None):
         if like is not None:
             return _numpy.ascontiguousarray(a, dtype, like=like)
         return _numpy.ascontiguousarray(a, dtype)
-    out = np.empty(a.shape, a.dtype)
-    _copy_into(out, a)
+    out = _copy(a, "C")
     count("ascontiguousarray", "fast")
     return out
 
@@ -53,7 +57,6 @@ def copy(a, order='K', subok=False):
     if reason is not None:
         count("copy", reason)
         return _numpy.copy(a, order, subok)
-    out = np.empty_like(a, order=order)  # np.array's layout
-    _copy_into(out, a)
+    out = _copy(a, order)  # np.array's layout
     count("copy", "fast")
     return out

@@ -5,7 +5,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from .. import _ops
 from . import _layout, _numpy
-from ._layout import (MAX_DIMS, NDARRAY, carried, carried_dims, disjoint,
+from ._layout import (MAX_DIMS, NATIVE, NDARRAY, carried, carried_dims, disjoint,
                       empty_in_order, movable, same_type, stride_order)
 from ._stats import count, counter
 
@@ -19,31 +19,40 @@ def _refusal(arrays, axis, out, dtype, casting):
     if type(arrays) not in (list, tuple) or not 0 < len(arrays) <= _MAX_ARRAYS:
         return "not a list of arrays"
     first = arrays[0]
-    if not all(type(a) is NDARRAY for a in arrays):
+    if type(first) is not NDARRAY:
         return "not ndarray"
-    dt, ndim = first.dtype, first.ndim
+    dt, shape = first.dtype, first.shape
+    ndim = len(shape)
     if not movable(dt):
         return "dtype"
-    if any(a.dtype != dt for a in arrays) or not same_type(dtype, dt):
+    if dtype is not None and not same_type(dtype, dt):
         return "mixed dtypes"
     if casting not in _CASTINGS:
         return "casting"
-    if not 1 <= ndim <= MAX_DIMS - carried_dims(dt) or any(a.ndim != ndim for a in arrays):
+    if not 1 <= ndim <= MAX_DIMS - carried_dims(dt):
         return "dimensions"
     if type(axis) is not int or not -ndim <= axis < ndim:
         return "axis"
     axis %= ndim
-    shape = first.shape
     rest = shape[:axis] + shape[axis + 1:]
-    if any(a.shape[:axis] + a.shape[axis + 1:] != rest for a in arrays):
-        return "shapes"
-    total = sum(a.shape[axis] for a in arrays)
+    total = 0
+    for a in arrays:   # one plain loop: this is most of a small call's cost
+        if type(a) is not NDARRAY:
+            return "not ndarray"
+        if a.dtype != dt:
+            return "mixed dtypes"
+        s = a.shape
+        if len(s) != ndim:
+            return "dimensions"
+        if s[:axis] + s[axis + 1:] != rest:
+            return "shapes"
+        total += s[axis]
     size = total * dt.itemsize
     for n in rest:
         size *= n
     if size == 0:
         return "empty"
-    if size < _layout.SMALL_BYTES:
+    if size < _layout.SMALL_JOIN_BYTES:
         return "small"
     if out is not None:
         if dtype is not None:
@@ -64,11 +73,18 @@ def _concatenate(name, arrays, axis, out, dtype, casting):
     first = arrays[0]
     ndim = first.ndim
     axis %= ndim
+    parts = [carried(a) for a in arrays if a.shape[axis]]
     if out is None:
+        contiguous = all(a.flags.c_contiguous for a in arrays)   # then NumPy's order is C's
+        if contiguous and first.dtype in NATIVE:
+            result = _ops.join(parts, axis=axis)
+            count(name, "fast")
+            return result
         shape = list(first.shape)
         shape[axis] = sum(a.shape[axis] for a in arrays)
-        out = empty_in_order(shape, first.dtype, stride_order(arrays, ndim))
-    _ops.join([carried(a) for a in arrays if a.shape[axis]], axis=axis, out=carried(out))
+        out = (np.empty(shape, first.dtype) if contiguous
+               else empty_in_order(shape, first.dtype, stride_order(arrays, ndim)))
+    _ops.join(parts, axis=axis, out=carried(out))
     count(name, "fast")
     return out
 
@@ -87,7 +103,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                 break
             total += a.nbytes
         else:
-            if total < _layout.SMALL_BYTES and dtype is None and casting == "same_kind":
+            if total < _layout.SMALL_JOIN_BYTES and dtype is None and casting == "same_kind":
                 next(_small_calls)
                 return _undispatched(arrays, axis)
     result = _concatenate("concatenate", arrays, axis, out, dtype, casting)

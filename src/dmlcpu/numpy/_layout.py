@@ -4,13 +4,22 @@ import numpy as np
 
 NDARRAY = np.ndarray
 MAX_DIMS = 8          # dmlcpu's operators take 1 to 8 dimensions
-SMALL_BYTES = 32768   # below this many result bytes NumPy's own call is as fast: call it
+# Below these many result bytes NumPy's own call is as fast as the fast path's checks and
+# call (docs/numpy.md, "Cut-offs"): the call goes straight to NumPy.
+SMALL_BYTES = 32 << 10        # scans, tile, repeat, copies
+SMALL_JOIN_BYTES = 256 << 10  # the concatenate family (NumPy joins C-ordered parts by memcpy)
 
 # Same-width unsigned integers that carry each item size's bits through dmlcpu's copies
 # (a 16-byte item moves as two 8-byte halves along one more, innermost dimension).
 _CARRIER = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
             8: np.dtype(np.uint64), 16: np.dtype(np.uint64)}
 _MOVABLE_KINDS = frozenset("biufc")
+# dmlcpu's own eleven types: a call on them without ``out=`` returns a new C-ordered array of
+# the type, which dmlcpu allocates on its cached-plan path (a fresh ``out=`` every call is
+# a new address each time, which its plan cache cannot remember).
+NATIVE = frozenset(np.dtype(t) for t in (
+    np.float32, np.float16, np.uint32, np.uint16, np.uint8, np.int32, np.int16, np.int8,
+    np.float64, np.uint64, np.int64))
 
 
 def movable(dtype):
@@ -23,6 +32,8 @@ def movable(dtype):
 def carried(array):
     """``array`` as a view of unsigned integers of its item's width (one extra innermost
     dimension of 2 for 16-byte items), the bits unchanged."""
+    if array.dtype in NATIVE:
+        return array
     size = array.dtype.itemsize
     if size == 16:
         return array[..., None].view(_CARRIER[16])

@@ -94,20 +94,19 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
         count(name, plan)
         return None
     axis_arg, (axis, rt, shape) = axis, plan
-    if out is None:
-        out = (np.empty(shape, rt) if axis is None
-               else empty_in_order(shape, rt, stride_order((a,), a.ndim, iterator=True)))
-    if axis is None:  # NumPy scans the C-order flattening
-        if rt == a.dtype and a.flags.c_contiguous:
-            _scan(a.reshape(-1), 0, out, op)
-        else:
-            np.copyto(out.reshape(a.shape), a, casting="safe")
-            _scan(out, 0, out, op)
-    elif rt == a.dtype:
-        _scan(a, axis, out, op)
+    flat = a.reshape(-1) if axis is None and a.flags.c_contiguous else None
+    if out is None and rt == a.dtype and rt in _SCAN_TYPES and a.flags.c_contiguous:
+        # C order, as NumPy lays out the result of a C-ordered input: dmlcpu allocates it
+        out = _KERNELS[op](a if flat is None else flat, axis=axis or 0)
     else:
-        np.copyto(out, a, casting="safe")
-        _scan(out, axis, out, op)
+        if out is None:
+            out = (np.empty(shape, rt) if axis is None
+                   else empty_in_order(shape, rt, stride_order((a,), a.ndim, iterator=True)))
+        if rt == a.dtype and (axis is not None or flat is not None):
+            _scan(a if flat is None else flat, axis or 0, out, op)
+        else:   # cast (NumPy's cast) into the result, or flatten it there; scan in place
+            np.copyto(out if axis is not None else out.reshape(a.shape), a, casting="safe")
+            _scan(out, axis or 0, out, op)
     if rt.kind in "fc" and _met_nan(out, axis):
         count(name, "NaN")
         return numpy_fn(a, axis=axis_arg, dtype=dtype, out=out)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _ops
 from . import _layout, _numpy
-from ._layout import MAX_DIMS, NDARRAY, carried, carried_dims, movable
+from ._layout import MAX_DIMS, NATIVE, NDARRAY, carried, carried_dims, movable
 from ._stats import count
 
 
@@ -57,8 +57,11 @@ def tile(A, reps):
         count("tile", plan)
         return _numpy.tile(A, reps)
     c, tup, shape = plan
-    out = np.empty(shape, A.dtype)
-    _ops.tile(carried(c), repeats=tup + (1,) * carried_dims(A.dtype), out=carried(out))
+    if A.dtype in NATIVE:
+        out = _ops.tile(c, repeats=tup)
+    else:
+        out = np.empty(shape, A.dtype)
+        _ops.tile(carried(c), repeats=tup + (1,) * carried_dims(A.dtype), out=carried(out))
     count("tile", "fast")
     return out
 
