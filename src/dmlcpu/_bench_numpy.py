@@ -39,6 +39,11 @@ def _repeat():
     return (np.arange(2048 * 512, dtype=np.float32).reshape(2048, 512), 3), {"axis": 1}, "repeat"
 
 
+def _repeat_runs():
+    return ((np.arange(2048 * 512, dtype=np.float32).reshape(2048, 8, 64), 3), {"axis": 1},
+            "repeat")
+
+
 def _ascontiguousarray():
     base = np.arange(4096 * 2048, dtype=np.float32).reshape(4096, 2048)
     return (base[::-1, ::2],), {}, "ascontiguousarray"
@@ -63,6 +68,7 @@ WORKLOADS = [
     ("concatenate 8 x (4096, 512) float32 axis 1", (1.3, 2), _concatenate),
     ("tile (64, 64) float32 by (32, 16)", (None, 2), _tile),
     ("repeat (2048, 512) float32 by 3 axis 1", (None, 1.5), _repeat),
+    ("repeat (2048, 8, 64) float32 by 3 axis 1 (256-byte runs)", (None, None), _repeat_runs),
     ("ascontiguousarray (4096, 2048)[::-1, ::2] float32", (None, 1.1), _ascontiguousarray),
     ("seed: concatenate (1,1,2,3)+(1,1,2,4) axis 3", (TINY, TINY),
      _seed("concatenate", lambda: (_JOINS,), {"axis": 3})),

@@ -66,7 +66,7 @@ def tile(A, reps):
     return out
 
 
-# The bytes each copied run must hold for JOIN to beat NumPy's repeat (docs/decisions.md):
+# The bytes each copied run must hold for JOIN to beat NumPy's repeat (docs/numpy.md):
 # shorter runs (repeats along the last axes, the flattened repeat) go to NumPy.
 REPEAT_MIN_RUN_BYTES = 256
 
