@@ -31,7 +31,7 @@ def _replacements():
     """NumPy's function object -> its drop-in (by identity, so aliases such as np.concat and
     numpy._core.shape_base._concatenate are found whatever their names)."""
     return {id(getattr(_numpy, name)): fn for name, fn in _DROP_IN.items()
-            if getattr(_numpy, name) is not None}
+            if fn is not None and getattr(_numpy, name) is not None}
 
 
 def patch():

@@ -121,51 +121,44 @@ def _met_nan(out, axis):
     return bool(np.isnan(last).any())
 
 
-def cumsum(a, axis=None, dtype=None, out=None):
-    """numpy.cumsum (same arguments, result and errors)."""
-    if type(a) is NDARRAY and a.nbytes < _layout.SMALL_BYTES:
-        count("cumsum", "small")
-        return a.cumsum(axis, dtype, out)   # what np.cumsum calls for an ndarray
-    result = scan("cumsum", _numpy.cumsum, "sum", a, axis, dtype, out)
-    return _numpy.cumsum(a, axis, dtype, out) if result is None else result
+def _classic(name, op, numpy_fn, method):
+    """np.cumsum or np.cumprod: the fast scan, or NumPy (small plain arrays: straight to the
+    ndarray method, which is what NumPy's function calls for them)."""
+    def function(a, axis=None, dtype=None, out=None):
+        if type(a) is NDARRAY and a.nbytes < _layout.SMALL_BYTES:
+            count(name, "small")
+            return method(a, axis, dtype, out)
+        result = scan(name, numpy_fn, op, a, axis, dtype, out)
+        return numpy_fn(a, axis, dtype, out) if result is None else result
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"numpy.{name} (same arguments, result and errors)."
+    return function
 
 
-def cumprod(a, axis=None, dtype=None, out=None):
-    """numpy.cumprod (same arguments, result and errors)."""
-    if type(a) is NDARRAY and a.nbytes < _layout.SMALL_BYTES:
-        count("cumprod", "small")
-        return a.cumprod(axis, dtype, out)   # what np.cumprod calls for an ndarray
-    result = scan("cumprod", _numpy.cumprod, "prod", a, axis, dtype, out)
-    return _numpy.cumprod(a, axis, dtype, out) if result is None else result
+def _cumulative(name, op, numpy_fn):
+    """np.cumulative_sum or np.cumulative_prod: the fast scan, or NumPy."""
+    def function(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        if include_initial:
+            reason = "include_initial"
+        elif axis is None and (type(x) is not NDARRAY or x.ndim != 1):
+            reason = "axis"   # NumPy: only 1-D arrays may leave the axis out
+        else:
+            result = scan(name, numpy_fn, op, x, 0 if axis is None else axis, dtype, out)
+            if result is not None:
+                return result
+            reason = None
+        if reason is not None:
+            count(name, reason)
+        return numpy_fn(x, axis=axis, dtype=dtype, out=out, include_initial=include_initial)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"numpy.{name} (same arguments, result and errors)."
+    return function
 
 
-def _cumulative(name, numpy_fn, op, x, axis, dtype, out, include_initial):
-    if include_initial:
-        count(name, "include_initial")
-        return None
-    if axis is None:  # NumPy: only 1-D arrays may leave axis out
-        if type(x) is not NDARRAY or x.ndim != 1:
-            count(name, "axis")
-            return None
-        axis = 0
-    return scan(name, numpy_fn, op, x, axis, dtype, out)
-
-
-def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """numpy.cumulative_sum (same arguments, result and errors)."""
-    result = _cumulative("cumulative_sum", _numpy.cumulative_sum, "sum", x, axis, dtype, out,
-                         include_initial)
-    if result is None:
-        return _numpy.cumulative_sum(x, axis=axis, dtype=dtype, out=out,
-                                     include_initial=include_initial)
-    return result
-
-
-def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """numpy.cumulative_prod (same arguments, result and errors)."""
-    result = _cumulative("cumulative_prod", _numpy.cumulative_prod, "prod", x, axis, dtype,
-                         out, include_initial)
-    if result is None:
-        return _numpy.cumulative_prod(x, axis=axis, dtype=dtype, out=out,
-                                      include_initial=include_initial)
-    return result
+cumsum = _classic("cumsum", "sum", _numpy.cumsum, NDARRAY.cumsum)
+cumprod = _classic("cumprod", "prod", _numpy.cumprod, NDARRAY.cumprod)
+# NumPy 2.1 and later (None before, as the names are absent from NumPy there)
+cumulative_sum = _numpy.cumulative_sum and _cumulative("cumulative_sum", "sum",
+                                                       _numpy.cumulative_sum)
+cumulative_prod = _numpy.cumulative_prod and _cumulative("cumulative_prod", "prod",
+                                                         _numpy.cumulative_prod)
