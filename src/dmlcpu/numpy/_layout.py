@@ -30,8 +30,9 @@ def movable(dtype):
 
 
 def carried(array):
-    """``array`` as a view of unsigned integers of its item's width (one extra innermost
-    dimension of 2 for 16-byte items), the bits unchanged."""
+    """``array`` in a type dmlcpu moves: itself in one of dmlcpu's types, else a view of
+    unsigned integers of its item's width (one extra innermost dimension of 2 for 16-byte
+    items), the bits unchanged."""
     if array.dtype in NATIVE:
         return array
     size = array.dtype.itemsize
