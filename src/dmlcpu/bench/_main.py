@@ -61,6 +61,8 @@ def _parser():
                    "(default: all; --quick: 1,4)")
     p.add_argument("--scaling", action="store_true", help="the thread-scaling bench instead "
                    "(docs/scaling.md): --threads, --json, --plot and --quick apply")
+    p.add_argument("--numpy", action="store_true", help="dmlcpu.numpy (the NumPy drop-in) "
+                   "against NumPy on its target workloads (--threads, --filter, --budget)")
     p.add_argument("--budget", type=float, metavar="S", help="seconds per protocol and thread "
                    "count per workload (default 0.4; --quick 0.08)")
     return p
@@ -226,6 +228,9 @@ def main(argv=None):
     if args.scaling:
         from . import _scaling as _bench_scaling
         return _bench_scaling.main(args, argv)
+    if args.numpy:
+        from . import _numpy as _bench_numpy  # imports dmlcpu.numpy: only for this flag
+        return _bench_numpy.main(args)
     if args.source:
         try:
             data = _load_run(args.source)
