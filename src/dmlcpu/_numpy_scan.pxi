@@ -4,7 +4,8 @@
 def _numpy_scan(source, out, int source_dtype, int out_dtype, int axis, int op):
     """``out`` = NumPy's scan of ``source`` along ``axis`` in ``out``'s type (DirectML type
     codes): int8..uint32 widened into any integer at least twice as wide, or float16 rounded at
-    every step. Raises ValueError for any misfit (nothing is written)."""
+    every step. Raises ValueError for buffers that do not fit, CoreError for a pair of types
+    the C core does not scan (nothing is written either way)."""
     cdef Py_buffer buffers[2]
     cdef dmlcpu_view views[2]
     cdef Py_ssize_t sizes[2]
