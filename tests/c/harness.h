@@ -60,6 +60,7 @@ uint16_t test_f32_to_f16(float f);
 void test_copies(void);
 void test_groups_and_tiles(void);
 void test_scans(void);
+void test_numpy_scans(void);
 void test_invalid_arguments(void);
 
 #endif
