@@ -1,8 +1,8 @@
 /*
  * Template of NumPy's scans (csrc/scan_numpy_kernels.h), included once by each ISA unit after
  * it defines DMLCPU_ISA and DMLCPU_NP_F16_TO_F32 / DMLCPU_NP_F32_TO_F16 (exact conversions, the
- * float16 result rounded to nearest even as NumPy's npy_float_to_half). Each kernel is NumPy's loop:
- * out[0] = in[0] (cast), out[k] = out[k-1] op in[k] (cast), in the result type.
+ * float16 result rounded to nearest even as NumPy's npy_float_to_half). Each kernel is NumPy's
+ * loop: out[0] = in[0] (cast), out[k] = out[k-1] op in[k] (cast), in the result type.
  *   outer: rows k = 0, 1, ... of `across` columns; the previous row is read back from dst (just
  *          written, so cached); packed rows are plain loops the compiler widens.
  *   line:  each scan walked on its own with the total in a register.
@@ -39,7 +39,8 @@
             return;                                                                               \
         }                                                                                         \
         for (size_t j = 0; j < across; j++)                                                       \
-            *(DST_T *)(dst + (ptrdiff_t)j * dx) = WIDEN(*(const SRC_T *)(src + (ptrdiff_t)j * sx)); \
+            *(DST_T *)(dst + (ptrdiff_t)j * dx) =                                                 \
+                WIDEN(*(const SRC_T *)(src + (ptrdiff_t)j * sx));                                 \
         for (size_t k = 1; k < len; k++) {                                                        \
             const char *prev = dst;                                                               \
             dst += da;                                                                            \
@@ -113,7 +114,8 @@ DMLCPU_NP_SCAN(dmlcpu_np_f16_prod, uint16_t, uint16_t, dmlcpu_np_f16_same, dmlcp
 
 /* The table: [source][result width 2/4/8][sum, prod]; NULL where the pair is not a widening. */
 #define DMLCPU_NP_PAIR(name)                                                                     \
-    {{DMLCPU_KERNEL(DMLCPU_PASTE(name, _sum_outer)), DMLCPU_KERNEL(DMLCPU_PASTE(name, _sum_line))}, \
+    {{DMLCPU_KERNEL(DMLCPU_PASTE(name, _sum_outer)),                                             \
+      DMLCPU_KERNEL(DMLCPU_PASTE(name, _sum_line))},                                             \
      {DMLCPU_KERNEL(DMLCPU_PASTE(name, _prod_outer)),                                            \
       DMLCPU_KERNEL(DMLCPU_PASTE(name, _prod_line))}}
 #define DMLCPU_NP_NONE {{NULL, NULL}, {NULL, NULL}}

@@ -12,8 +12,9 @@ static const struct {
     dmlcpu_dtype dtype;
     size_t size;
     int is_signed;
-} INTS[] = {{DMLCPU_INT8, 1, 1},  {DMLCPU_UINT8, 1, 0},  {DMLCPU_INT16, 2, 1}, {DMLCPU_UINT16, 2, 0},
-            {DMLCPU_INT32, 4, 1}, {DMLCPU_UINT32, 4, 0}, {DMLCPU_INT64, 8, 1}, {DMLCPU_UINT64, 8, 0}};
+} INTS[] = {{DMLCPU_INT8, 1, 1},   {DMLCPU_UINT8, 1, 0},  {DMLCPU_INT16, 2, 1},
+            {DMLCPU_UINT16, 2, 0}, {DMLCPU_INT32, 4, 1},  {DMLCPU_UINT32, 4, 0},
+            {DMLCPU_INT64, 8, 1},  {DMLCPU_UINT64, 8, 0}};
 #define INT_COUNT (sizeof INTS / sizeof INTS[0])
 
 /* An element as NumPy's cast to a 64-bit integer makes it (then truncated to the result). */
@@ -98,7 +99,8 @@ static void one_case(int32_t ndim, const int64_t *sizes, int axis, int s, int d,
     test_buffer_make(&dst, ndim, sizes, packed, ds, 0x99);
     test_buffer_clone(&expected, &dst);
     reference(&expected.view, &src.view, s, d, axis, prod);
-    dmlcpu_dtype dt = d < 0 ? DMLCPU_FLOAT16 : INTS[d].dtype, st = s < 0 ? DMLCPU_FLOAT16 : INTS[s].dtype;
+    dmlcpu_dtype dt = d < 0 ? DMLCPU_FLOAT16 : INTS[d].dtype;
+    dmlcpu_dtype st = s < 0 ? DMLCPU_FLOAT16 : INTS[s].dtype;
     CHECK(dmlcpu_numpy_scan(&dst.view, dt, &src.view, st, axis,
                             prod ? DMLCPU_SCAN_PROD : DMLCPU_SCAN_SUM) == DMLCPU_OK,
           "numpy scan status");
