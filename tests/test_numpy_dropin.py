@@ -194,7 +194,7 @@ def test_out_overlapping_the_input_goes_to_numpy():
 
 
 def test_fallback_reasons_are_counted():
-    dnp.cumsum(np.ones(4, np.float16))
+    dnp.cumsum(np.ones(4, np.int8), dtype=np.float16)
     dnp.cumsum(np.ma.masked_array(np.ones(4)))
     dnp.cumsum(np.ones(4))
     dnp.repeat(np.ones(4), [1, 2, 1, 0])
@@ -221,7 +221,7 @@ def test_fast_paths_under_every_isa_and_thread_count(isa, threads):
     dmlcpu.set_num_threads(threads)
     try:
         rng = np.random.default_rng(threads)
-        for dt in (np.int8, np.uint16, np.int32, np.bool_, np.float32, np.float64,
+        for dt in (np.int8, np.uint16, np.int32, np.bool_, np.float16, np.float32, np.float64,
                    np.complex64, np.complex128):
             x = (rng.integers(-3, 4, (300, 130)) / 2).astype(dt)   # no NaN: all fast
             for axis in (0, 1, -1, None):

@@ -41,6 +41,9 @@ cdef extern from "dmlcpu/dmlcpu.h" nogil:
                                       dmlcpu_dtype dtype, int32_t axis, dmlcpu_scan_op op,
                                       int32_t reverse, int32_t exclusive,
                                       const dmlcpu_view *carry_in, const dmlcpu_view *carry_out)
+    dmlcpu_status dmlcpu_numpy_scan(const dmlcpu_view *dst, dmlcpu_dtype dst_dtype,
+                                    const dmlcpu_view *src, dmlcpu_dtype src_dtype, int32_t axis,
+                                    dmlcpu_scan_op op)
 
     # runtime configuration: ISA dispatch and threads
     ctypedef enum dmlcpu_isa:

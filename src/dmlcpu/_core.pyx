@@ -410,3 +410,5 @@ include "_public.pxi"
 include "_runtime.pxi"
 # One piece of a long scan with its running total carried in and out (dmlcpu.dask).
 include "_carry.pxi"
+
+include "_numpy_scan.pxi"

@@ -61,6 +61,7 @@ void test_pool(void);
 void test_copies(void);
 void test_groups_and_tiles(void);
 void test_scans(void);
+void test_numpy_scans(void);
 void test_invalid_arguments(void);
 
 #endif

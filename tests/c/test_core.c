@@ -41,6 +41,7 @@ static void run_all(void) {
     test_copies();
     test_groups_and_tiles();
     test_scans();
+    test_numpy_scans();
 }
 
 int main(int argc, char **argv) {

@@ -287,6 +287,18 @@ int64_t dmlcpu_cgroup_quota_milli(const char *cgroup_file, const char *mountinfo
 void dmlcpu_set_pool_spin_ns(int64_t ns);
 int64_t dmlcpu_pool_spin_ns(void);
 
+/*
+ * NumPy's cumsum / cumprod (dmlcpu.numpy), not DirectML's: dst[..., k, ...] = dst[..., k-1, ...]
+ * op src[..., k, ...] along axis, each source element first converted to dst_dtype as NumPy
+ * casts it. Pairs: an int8..uint32 source into any integer type at least twice as wide (the
+ * source sign- or zero-extended, the total wrapping in dst's width), FLOAT16 into FLOAT16 (each
+ * step in float32, rounded to float16 to nearest even). dst must not meet src. DMLCPU_E_INVALID
+ * for any other pair, mismatched shapes or a bad axis.
+ */
+dmlcpu_status dmlcpu_numpy_scan(const dmlcpu_view *dst, dmlcpu_dtype dst_dtype,
+                                const dmlcpu_view *src, dmlcpu_dtype src_dtype, int32_t axis,
+                                dmlcpu_scan_op op);
+
 #ifdef __cplusplus
 }
 #endif

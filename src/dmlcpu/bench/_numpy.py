@@ -65,6 +65,8 @@ WORKLOADS = [
     ("cumsum (20000, 2000) float32 axis 0", (None, 20), _cumsum((20000, 2000), np.float32, 0)),
     ("cumsum (20000, 2000) float32 axis 1", (None, 3), _cumsum((20000, 2000), np.float32, 1)),
     ("cumsum (4000, 4000) int8 axis 0 -> int64", (None, 5), _cumsum((4000, 4000), np.int8, 0)),
+    ("cumsum (4000, 4000) float16 axis 0", (None, None), _cumsum((4000, 4000), np.float16, 0)),
+    ("cumsum (4000, 4000) float16 axis 1", (None, None), _cumsum((4000, 4000), np.float16, 1)),
     ("concatenate 8 x (4096, 512) float32 axis 1", (1.3, 2), _concatenate),
     ("tile (64, 64) float32 by (32, 16)", (None, 2), _tile),
     ("repeat (2048, 512) float32 by 3 axis 1", (None, 1.5), _repeat),

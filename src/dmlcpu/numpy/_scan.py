@@ -1,23 +1,27 @@
 """cumsum, cumprod, cumulative_sum and cumulative_prod: dmlcpu's scans where they give NumPy's
 bits, NumPy itself for everything else.
 
-NumPy accumulates sequentially along the axis in the result type, which its own type
-resolution picks (int8..int32 and bool widen to the platform integer unless ``dtype=`` says
-otherwise). dmlcpu's float32/float64 and integer scans give exactly that, so: a result type
-equal to the input's scans straight into the result; a wider one first casts the input into
-the result (NumPy's own cast, value-exact 'safe' casts only) and scans it in place; complex
-sums are two independent float scans (NumPy adds real and imaginary parts separately).
-float16 results go to NumPy: dmlcpu's float16 scan keeps a float32 running total, NumPy
-rounds the total to float16 at every step.
+NumPy casts each element to the result type, which its own type resolution picks (int8..int32
+and bool widen to the platform integer unless ``dtype=`` says otherwise), and accumulates
+sequentially along the axis in that type. dmlcpu's float32/float64 and integer scans give
+exactly that, so: a result type equal to the input's (or an integer of the same width) scans
+straight into the result; an integer source into a wider integer result, and float16 into
+float16, take dmlcpu.numpy's own kernels (dmlcpu_numpy_scan: widening as they read, one pass;
+float16 rounded at every step as NumPy does); other wider results (safe casts only) first
+receive the input by NumPy's cast and are scanned in place; complex sums are two independent
+float scans (NumPy adds real and imaginary parts separately).
 
 NaN payloads: where two NaNs meet, which payload survives depends on operand order, and a
 signalling NaN in the first place is copied by NumPy but quieted by dmlcpu's identity step. A
 running total that once is NaN stays NaN, so a line met no NaN exactly when its last total
 is not NaN; a float scan whose last totals hold a NaN is done again by NumPy into the result.
+float16 lines whose last total is infinite are done again too: NumPy warns where a float16
+step overflows, and its warnings come with its own call.
 """
 import numpy as np
 
-from .. import _ops
+from .. import _core, _ops
+from .._types import DATA_TYPE_OF_NUMPY
 from . import _layout, _numpy
 from ._layout import MAX_DIMS, NDARRAY, disjoint, empty_in_order, stride_order
 from ._stats import count
@@ -28,6 +32,9 @@ _SCAN_TYPES = frozenset(np.dtype(t) for t in (
 _COMPLEX_PARTS = {np.dtype(np.complex64): np.dtype(np.float32),
                   np.dtype(np.complex128): np.dtype(np.float64)}
 _KERNELS = {"sum": _ops.cumulative_summation, "prod": _ops.cumulative_product}
+_OPS = {"sum": 0, "prod": 1}   # dmlcpu_scan_op
+_FLOAT16 = np.dtype(np.float16)
+_UINT8 = np.dtype(np.uint8)
 _resolved = {}   # (function, input dtype, dtype argument) -> NumPy's result dtype or None
 
 
@@ -61,12 +68,14 @@ def _refusal(numpy_fn, op, a, axis, dtype, out):
     rt = _result_type(numpy_fn, a.dtype, dtype)
     if rt is None:
         return "dtype"
-    if rt not in _SCAN_TYPES and not (op == "sum" and rt in _COMPLEX_PARTS):
-        return "float16 result" if rt == np.float16 else "result type"
-    if rt in _COMPLEX_PARTS and axis is not None and ndim == MAX_DIMS:
-        return "dimensions"  # the parts take one more axis
-    if rt != a.dtype and not np.can_cast(a.dtype, rt, "safe"):
-        return "cast"
+    kind = _kind(a.dtype, rt)
+    if kind is None:
+        if rt not in _SCAN_TYPES and not (op == "sum" and rt in _COMPLEX_PARTS):
+            return "float16 result" if rt == np.float16 else "result type"
+        if rt in _COMPLEX_PARTS and axis is not None and ndim == MAX_DIMS:
+            return "dimensions"  # the parts take one more axis
+        if rt != a.dtype and not np.can_cast(a.dtype, rt, "safe"):
+            return "cast"
     if a.size == 0:
         return "empty"
     if a.size * rt.itemsize < _layout.SMALL_BYTES:
@@ -75,7 +84,33 @@ def _refusal(numpy_fn, op, a, axis, dtype, out):
     if out is not None and (type(out) is not NDARRAY or out.dtype != rt or out.shape != shape
                             or not out.flags.writeable or not disjoint(out, (a,))):
         return "out"
-    return (None if axis is None else axis % ndim), rt, shape
+    return (None if axis is None else axis % ndim), rt, shape, kind
+
+
+def _kind(dt, rt):
+    """How dmlcpu.numpy's own kernels scan ``dt`` into NumPy's result type ``rt``: "widen" (an
+    integer or bool source into a wider integer: NumPy's cast sign- or zero-extends, then the
+    total wraps in ``rt``), "same width" (integers of one width: NumPy's cast keeps the bits),
+    "float16", or None (the other paths)."""
+    if rt.kind not in "iu" or dt.kind not in "iub" or not dt.isnative:
+        return "float16" if dt == rt == _FLOAT16 else None
+    if dt.itemsize < rt.itemsize:
+        return "widen"
+    if dt.itemsize == rt.itemsize and dt != rt:
+        return "same width"
+    return None
+
+
+def _own_scan(kind, a, axis, out, op):
+    """dmlcpu_numpy_scan of ``a`` along ``axis`` into ``out`` (of NumPy's result type and
+    ``a``'s shape, sharing no memory with it); "same width": dmlcpu's scan of ``a``'s bits."""
+    if a.dtype.kind == "b":
+        a = a.view(_UINT8)
+    if kind == "same width":
+        _KERNELS[op](a.view(out.dtype), axis=axis, out=out)
+        return
+    _core._numpy_scan(a, out, DATA_TYPE_OF_NUMPY[a.dtype],
+                      DATA_TYPE_OF_NUMPY[out.dtype], axis, _OPS[op])
 
 
 def _scan(a, axis, out, op):
@@ -93,8 +128,19 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
     if type(plan) is str:
         count(name, plan)
         return None
-    axis_arg, (axis, rt, shape) = axis, plan
+    axis_arg, (axis, rt, shape, kind) = axis, plan
     flat = a.reshape(-1) if axis is None and a.flags.c_contiguous else None
+    if kind is not None:
+        if out is None:
+            out = (np.empty(shape, rt) if axis is None
+                   else empty_in_order(shape, rt, stride_order((a,), a.ndim, iterator=True)))
+        # axis=None: the input in NumPy's flattening (C) order, a copy only where it is not
+        _own_scan(kind, a if axis is not None else a.ravel(), axis or 0, out, op)
+        if kind == "float16" and not np.isfinite(_last(out, axis)).all():
+            count(name, "NaN or inf")
+            return numpy_fn(a, axis=axis_arg, dtype=dtype, out=out)
+        count(name, "fast")
+        return out
     if out is None and rt == a.dtype and rt in _SCAN_TYPES and a.flags.c_contiguous:
         # C order, as NumPy lays out the result of a C-ordered input: dmlcpu allocates it
         out = _KERNELS[op](a if flat is None else flat, axis=axis or 0)
@@ -114,11 +160,15 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
     return out
 
 
+def _last(out, axis):
+    """The last total of each scan line of ``out`` (along ``axis``; None: the whole flattened
+    array)."""
+    return out[-1:] if axis is None else out[(slice(None),) * axis + (slice(-1, None),)]
+
+
 def _met_nan(out, axis):
-    """True when a scan line of ``out`` (along ``axis``; None: the whole flattened array)
-    ends in NaN, that is met a NaN somewhere."""
-    last = out[-1:] if axis is None else out[(slice(None),) * axis + (slice(-1, None),)]
-    return bool(np.isnan(last).any())
+    """True when a scan line of ``out`` ends in NaN, that is met a NaN somewhere."""
+    return bool(np.isnan(_last(out, axis)).any())
 
 
 def _classic(name, op, numpy_fn, method):
