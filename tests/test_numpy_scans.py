@@ -167,6 +167,26 @@ def test_float16_overflow_and_nan_lines_go_to_numpy_with_its_warnings():
     assert dnp.stats()["cumsum"]["reasons"] == {"NaN or inf": 2}
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_float_overflow_warns_as_numpy_does(dtype):
+    """A total that overflows to inf: NumPy warns "overflow encountered in accumulate"."""
+    big = np.finfo(np.dtype(dtype).char.lower() if np.dtype(dtype).kind == "c" else dtype).max
+    x = np.ones((64, 300), dtype)
+    x[10:12, 7] = big
+    dnp.reset_stats()
+    for fn, np_fn in ((dnp.cumsum, np.cumsum), (dnp.cumprod, np.cumprod)):
+        for axis in (0, 1):
+            with warnings.catch_warnings(record=True) as expected_warnings:
+                warnings.simplefilter("always")
+                expected = np_fn(x, axis=axis)
+            with warnings.catch_warnings(record=True) as got_warnings:
+                warnings.simplefilter("always")
+                got = fn(x, axis=axis)
+            assert got.tobytes() == expected.tobytes()
+            assert [str(w.message) for w in got_warnings] == [
+                str(w.message) for w in expected_warnings]
+
+
 @pytest.mark.parametrize("source, result", [(np.int32, np.int16), (np.int16, np.int16),
                                             (np.float32, np.float16), (np.int8, np.float16),
                                             (np.float16, np.float32), (np.int8, np.float32)])

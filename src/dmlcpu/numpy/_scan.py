@@ -13,8 +13,9 @@ float scans (NumPy adds real and imaginary parts separately).
 
 NaN payloads: where two NaNs meet, which payload survives depends on operand order, and a
 signalling NaN in the first place is copied by NumPy but quieted by dmlcpu's identity step. A
-running total that once is NaN stays NaN, so a line met no NaN exactly when its last total
-is not NaN; a float scan whose last totals hold a NaN is done again by NumPy into the result.
+running total that once is NaN or inf stays NaN or inf, so a line met no NaN and no overflow
+(where NumPy warns) exactly when its last total is finite; a float scan whose last totals are
+not all finite is done again by NumPy into the result, for its bits and its warnings.
 float16 lines whose last total is infinite are done again too: NumPy warns where a float16
 step overflows, and its warnings come with its own call.
 """
@@ -136,7 +137,7 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
                    else empty_in_order(shape, rt, stride_order((a,), a.ndim, iterator=True)))
         # axis=None: the input in NumPy's flattening (C) order, a copy only where it is not
         _own_scan(kind, a if axis is not None else a.ravel(), axis or 0, out, op)
-        if kind == "float16" and not np.isfinite(_last(out, axis)).all():
+        if kind == "float16" and _not_finite(out, axis):
             count(name, "NaN or inf")
             return numpy_fn(a, axis=axis_arg, dtype=dtype, out=out)
         count(name, "fast")
@@ -153,8 +154,8 @@ def scan(name, numpy_fn, op, a, axis, dtype, out):
         else:   # cast (NumPy's cast) into the result, or flatten it there; scan in place
             np.copyto(out if axis is not None else out.reshape(a.shape), a, casting="safe")
             _scan(out, axis or 0, out, op)
-    if rt.kind in "fc" and _met_nan(out, axis):
-        count(name, "NaN")
+    if rt.kind in "fc" and _not_finite(out, axis):
+        count(name, "NaN or inf")
         return numpy_fn(a, axis=axis_arg, dtype=dtype, out=out)
     count(name, "fast")
     return out
@@ -166,9 +167,11 @@ def _last(out, axis):
     return out[-1:] if axis is None else out[(slice(None),) * axis + (slice(-1, None),)]
 
 
-def _met_nan(out, axis):
-    """True when a scan line of ``out`` ends in NaN, that is met a NaN somewhere."""
-    return bool(np.isnan(_last(out, axis)).any())
+def _not_finite(out, axis):
+    """True when a scan line of ``out`` ends in NaN or inf: it met a NaN (whose payload NumPy's
+    order decides) or overflowed or met an inf (where NumPy may warn). Such a scan is done again
+    by NumPy, for its bits and its warnings."""
+    return not np.isfinite(_last(out, axis)).all()
 
 
 def _classic(name, op, numpy_fn, method):
