@@ -121,13 +121,13 @@ int64_t dmlcpu_parse_bytes(const char *s);
  * work into independent chunks whose results do not depend on which thread runs them, nor on how
  * many chunks there are.
  *   dmlcpu_threads_for: how many threads a call writing `bytes` bytes uses
- *     (dmlcpu_policy_threads over the pool's thread count);
+ *     (dmlcpu_policy_threads over the pool's thread count, at most call_threads);
  *   dmlcpu_chunks_for: how many chunks such a call in `units` independent pieces should have
  *     (dmlcpu_policy_chunks);
  *   dmlcpu_share: chunk i of n as [*lo, *hi) of [0, total), boundaries on multiples of align
  *     (the last chunk takes the ragged end), an even share without overflow;
- *   dmlcpu_parallel: runs task(ctx, i, n) for every i in [0, n), on the pool when it is free,
- *     else on the calling thread; either way every chunk is done on return.
+ *   dmlcpu_parallel: runs task(ctx, i, n) for every i in [0, n), on the caller and the idle
+ *     workers it takes (none: the caller alone); every chunk is done on return.
  */
 typedef void (*dmlcpu_task_fn)(void *ctx, int chunk, int chunks);
 int dmlcpu_threads_for(int64_t bytes);

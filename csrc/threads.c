@@ -44,7 +44,7 @@ void dmlcpu_threads_init(void) {
 
 int dmlcpu_threads_compiled(void) { return 0; }
 void dmlcpu_threads_init(void) { dmlcpu_detect_cpus(&cpus); }
-uint64_t dmlcpu_now_ns(void) { return 0; } /* no clock: nothing is timed (cache.c) */
+uint64_t dmlcpu_now_ns(void) { return 0; } /* no clock: nothing is timed */
 uint64_t dmlcpu_pool_yields(void) { return 0; }
 void dmlcpu_set_pool_spin_ns(int64_t ns) { (void)ns; }
 int64_t dmlcpu_pool_spin_ns(void) { return 0; }
