@@ -31,8 +31,7 @@
  * ONNX Runtime's next calls up to 2.4x: NOTES.md in git), and nothing spins while the thread
  * count exceeds the CPUs the process may use: a spinning thread there holds a CPU a thread with
  * work needs. Past POOL_YIELD_AFTER_NS a spinning thread yields its CPU at every clock check: a
- * woken worker may land on its caller's CPU (NOTES.md in git: SPLIT int8 512 KiB on two
- * threads 32-35 us a call without, 19-23 us with).
+ * woken worker may land on its caller's CPU, and then neither holds the other up.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -226,11 +225,11 @@ void dmlcpu_pool_run(dmlcpu_task_fn task, void *ctx, int chunks, int threads) {
         else
             pool_hand(&slots[i], job);
     }
-    /* Waking a sleeping worker costs the caller the wake-up call, 16-30 us on this project's AMD
-     * VM (a 512 KiB copy takes 17 us on one thread). So a small job (fewer than a full share of
-     * chunks per thread) with no job just before it (whose workers would still be spinning)
-     * starts on the caller alone: its first chunk is timed, and sleeping workers are woken only
-     * where the rest would take the caller longer than twice what a wake has cost lately. */
+    /* Waking a sleeping worker costs the caller about as long as copying a 512 KiB chunk on one
+     * thread. So a small job (fewer than a full share of chunks per thread) with no job just
+     * before it (whose workers would still be spinning) starts on the caller alone: its first
+     * chunk is timed, and sleeping workers are woken only where the rest would take the caller
+     * longer than twice what a wake has cost lately. Only who runs which chunk depends on it. */
     if (sleeping > 0 && chunks < DMLCPU_CHUNKS_PER_THREAD * threads &&
         dmlcpu_now_ns() - atomic_load_explicit(&last_end_ns, memory_order_relaxed) >=
             spin_limit()) {
