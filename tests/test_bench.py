@@ -166,6 +166,14 @@ def test_markdown_reports_the_worst_size_and_the_misses(tmp_path):
     assert readme.read_text() == "intro\n" + text + "tail\n"
 
 
+def test_markdown_names_the_sizes_measured_not_the_whole_ladder():
+    data = {"machine": {"cpu": "CPU", "cores": 2, "caches": [], "active_isa": "scalar",
+                        "python": "3", "numpy": "2", "dmlcpu": "0"},
+            "rows": [_row("JOIN", "float32", size, 1, "cold", dmlcpu=1.0, numpy=2.0)
+                     for size in ("32M", "4M")]}
+    assert "lowest, over the sizes 4M, 32M (largest" in _bench_report.markdown(data)
+
+
 def test_markdown_links_are_relative_to_the_page_it_goes_into():
     data = {"machine": {"cpu": "CPU", "cores": 2, "caches": [], "active_isa": "scalar",
                         "python": "3", "numpy": "2", "dmlcpu": "0"},

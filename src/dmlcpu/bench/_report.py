@@ -162,7 +162,7 @@ def markdown(data, plot_dir=None, full_table_path=None, link_from="."):
                cold_order(data.get("protocols", {}).get("cold", "")),
                "every peer taking the same buffer sets in turn (one more set than peers)"
                if "buffers" in data.get("protocols", {}) else "every peer on its own buffers",
-               ", ".join(SIZES)),
+               ", ".join(s for s in SIZES if any(r["size"] == s for r in rows))),
            ""] + summary_table(rows) + [""]
     missed = misses(rows)
     if missed:
