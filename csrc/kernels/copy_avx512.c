@@ -14,7 +14,7 @@ const dmlcpu_copy_kernels dmlcpu_copy_kernels__avx512 = {
     .run =
         {
             /* packed runs: AVX2's 32-byte loop (the 64-byte one took 1.0-1.2x its time on
-             * 8 MiB JOIN, SPLIT and SLICE copies on AMD Zen 4, cold: NOTES.md in git) */
+             * 8 MiB JOIN, SPLIT and SLICE copies, cold: NOTES.md in git) */
             [1] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x16_copy_gc_vec),
                    [DMLCPU_RUN_BROADCAST] = DMLCPU_KERNEL(dmlcpu_x16_copy_bc_vec)},
             [2] = {[DMLCPU_RUN_GATHER] = DMLCPU_KERNEL(dmlcpu_x32_copy_gc_vec),

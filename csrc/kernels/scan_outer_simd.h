@@ -14,8 +14,8 @@
  * each row's elements are read before they are written, so dst may be the identical view of src.
  * Each row's vectors are stored from the first address aligned to a vector's bytes (the columns
  * before it, and the tail, are scalar steps): stores straddling two lines, as into NumPy's large
- * arrays 16 bytes into a page, made a float32 (32,4096) scan along axis 0 in L2 take 38-45 us
- * instead of 25 on an Intel Xeon (NOTES.md in git). With DMLCPU_SCAN_STREAM those stores
+ * arrays 16 bytes into a page, made an outer float32 scan in L2 take up to 1.8x as long
+ * (NOTES.md in git). With DMLCPU_SCAN_STREAM those stores
  * are non-temporal: a large output then goes to memory without first being read into the
  * caches. Streaming rows sweep together only where they share that alignment.
  * Needs, besides the lane-wise operation and (fill): SCAN_OV(load) / (store) / (stream) (W
