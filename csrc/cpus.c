@@ -30,8 +30,7 @@
 
 #define PATH_BYTES 4096
 
-/* The first line of a file (at most size - 1 bytes, newline dropped), or 0 if unreadable. */
-static int read_line(const char *path, char *line, size_t size) {
+int dmlcpu_read_first_line(const char *path, char *line, size_t size) {
     FILE *f = fopen(path, "r");
     if (f == NULL) return 0;
     int ok = fgets(line, (int)size, f) != NULL;
@@ -64,7 +63,7 @@ static int64_t dir_limit(const char *dir, int v2) {
     if (v2) {
         /* "max 100000" or "50000 100000" */
         if (snprintf(path, sizeof path, "%s/cpu.max", dir) >= (int)sizeof path) return 0;
-        if (!read_line(path, line, sizeof line)) return 0;
+        if (!dmlcpu_read_first_line(path, line, sizeof line)) return 0;
         char *space = strchr(line, ' ');
         if (space == NULL) return 0;
         *space = '\0';
@@ -73,9 +72,9 @@ static int64_t dir_limit(const char *dir, int v2) {
     }
     char quota[64], period[64];
     if (snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir) >= (int)sizeof path) return 0;
-    if (!read_line(path, quota, sizeof quota)) return 0;
+    if (!dmlcpu_read_first_line(path, quota, sizeof quota)) return 0;
     if (snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir) >= (int)sizeof path) return 0;
-    if (!read_line(path, period, sizeof period)) return 0;
+    if (!dmlcpu_read_first_line(path, period, sizeof period)) return 0;
     return quota_milli(parse_count(quota), parse_count(period)); /* quota -1: none */
 }
 
@@ -237,10 +236,10 @@ static int linux_cores(const cpu_set_t *set) {
         if (!CPU_ISSET(cpu, set)) continue;
         char path[128], line[256];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_cpus_list", cpu);
-        if (!read_line(path, line, sizeof line)) {
+        if (!dmlcpu_read_first_line(path, line, sizeof line)) {
             snprintf(path, sizeof path,
                      "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
-            if (!read_line(path, line, sizeof line)) return 0;
+            if (!dmlcpu_read_first_line(path, line, sizeof line)) return 0;
         }
         int first = first_sibling(line, set);
         if (first < 0) return 0;

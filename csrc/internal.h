@@ -141,6 +141,9 @@ void dmlcpu_threads_init(void);
 /* The CPU budget dmlcpu_threads_init detected, for the machine model (no dmlcpu_init: it runs
  * inside initialization). */
 const dmlcpu_cpu_budget *dmlcpu_cpus_detected(void);
+/* The first line of a file (at most size - 1 bytes, newline dropped), or 0 if unreadable
+ * (cpus.c; machine.c's sysfs reads too). */
+int dmlcpu_read_first_line(const char *path, char *line, size_t size);
 
 /*
  * Copies the innermost run of n elements: dst and src advance by their own byte strides.

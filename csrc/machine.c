@@ -63,12 +63,7 @@ static int32_t count_cpu_list(const char *s) {
 static int read_line(const char *dir, const char *name, char *buf, size_t size) {
     char path[160];
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return 0;
-    int ok = fgets(buf, (int)size, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = '\0';
-    return ok;
+    return dmlcpu_read_first_line(path, buf, size);
 }
 
 static void detect_caches(dmlcpu_machine *m) {
