@@ -2,7 +2,8 @@
 without per-example deadlines (timings on a shared 2-core machine are noise, not failures), one
 ``isa`` fixture, and one set of bit helpers (``from conftest import assert_same_bits``).
 
-Set DMLCPU_TEST_EXAMPLES_SCALE (e.g. 10) to multiply every property test's example count.
+Set DMLCPU_TEST_EXAMPLES_SCALE (e.g. 10, or 0.25 under emulation) to multiply every property
+test's example count: each one asks ``examples(n)`` for it.
 Nothing at module level imports dmlcpu, so the independent references (reference.py) may use the
 bit helpers.
 """
@@ -15,7 +16,16 @@ from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-settings.register_profile("dmlcpu", deadline=None, print_blob=True)
+EXAMPLES_SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
+
+
+def examples(n):
+    """A property test's example count: n times DMLCPU_TEST_EXAMPLES_SCALE, at least one."""
+    return max(1, round(n * EXAMPLES_SCALE))
+
+
+# hypothesis' default of 100 examples, scaled like the rest, for tests that name no count
+settings.register_profile("dmlcpu", deadline=None, print_blob=True, max_examples=examples(100))
 settings.load_profile("dmlcpu")
 
 

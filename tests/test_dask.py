@@ -16,10 +16,10 @@ import dask  # noqa: E402
 
 import dmlcpu  # noqa: E402
 import dmlcpu.dask as dd  # noqa: E402
-from conftest import assert_same_bits  # noqa: E402
+from conftest import assert_same_bits, examples  # noqa: E402
 from dask_cases import DTYPES, OPERATORS, SCANS, case, chunking, data, run  # noqa: E402
 
-EXAMPLES = 150 * int(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
+EXAMPLES = examples(150)
 
 
 def _package_env():
@@ -184,7 +184,7 @@ def test_empty_blocks_inside_a_scanned_axis_pass_the_carry_on():
                 assert got.compute().tobytes() == expected.tobytes()
 
 
-@settings(max_examples=max(10, EXAMPLES // 5))
+@settings(max_examples=max(examples(10), EXAMPLES // 5))
 @given(seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from(DTYPES),
        product=st.booleans(), direction=st.integers(0, 1), exclusive=st.booleans())
 def test_long_scans_over_random_chunkings(seed, dtype, product, direction, exclusive):

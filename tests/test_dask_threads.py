@@ -1,7 +1,6 @@
 """dmlcpu.dask's one rule for the pool in dask workers (src/dmlcpu/dask/_blocks.py): a thread
 count the user set in a worker is kept; only a pool nobody configured runs one thread per task
 slot; workers started by spawn and by fork alike."""
-import concurrent.futures
 import multiprocessing
 import os
 import subprocess

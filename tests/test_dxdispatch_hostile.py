@@ -14,6 +14,7 @@ import dmlcpu as dml
 from dmlcpu.dxdispatch import ModelError, ModelFileError
 from dmlcpu.dxdispatch._json import parse_model_text
 
+from conftest import examples
 from test_dxdispatch import dispatch, model, tensor, values, zeros
 
 JSON = st.recursive(
@@ -55,7 +56,7 @@ def paths(node, prefix=()):
 ALL_PATHS = list(paths(base()))
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.lists(st.tuples(st.sampled_from(ALL_PATHS[1:]), JSON), min_size=1, max_size=3))
 def test_any_value_anywhere(tmp_path_factory, changes):
     m = copy.deepcopy(base())
@@ -92,7 +93,7 @@ def test_values_only_a_parsed_dict_can_hold(tmp_path, value):
             assert error.errors and all(isinstance(e, str) and e for e in error.errors)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.text(alphabet='{}[]",:/*\n 0123456789.-eEtrufalsn\\', max_size=60))
 def test_any_text(text):
     try:

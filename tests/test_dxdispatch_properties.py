@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import dmlcpu as dml
 from dmlcpu._types import NUMPY_DTYPES as DTYPES
 
+from conftest import examples
 from test_dxdispatch import dispatch, model, tensor, values
 
 TYPES = list(DTYPES)
@@ -68,7 +69,7 @@ def cases(draw):
         st.integers(0, 3))
 
 
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(cases())
 def test_models_match_the_eager_api(case):
     data_type, data, op, fields, expected, lead, spare = case

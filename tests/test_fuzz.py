@@ -27,8 +27,9 @@ from dmlcpu import InvalidArgumentError, TensorDesc
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
 import cases  # noqa: E402
 import model_cases  # noqa: E402
+from conftest import examples  # noqa: E402
 
-EXAMPLES = int(os.environ.get("DMLCPU_FUZZ_EXAMPLES", "400"))
+EXAMPLES = examples(int(os.environ.get("DMLCPU_FUZZ_EXAMPLES", "400")))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -69,7 +70,7 @@ def test_random_descriptors(data):
     _count("descriptor", cases.check_descriptor(HypothesisChooser(data)))
 
 
-@settings(FUZZ, max_examples=max(EXAMPLES // 4, 50))
+@settings(FUZZ, max_examples=max(EXAMPLES // 4, examples(50)))
 @given(st.data())
 def test_random_models_and_npy_files(data):
     _count("model", model_cases.check_model(HypothesisChooser(data)))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import dmlcpu as dml
 from dmlcpu import _ops
+from conftest import examples
 from hostile import LyingLength
 
 VALUES = np.arange(1, 25, dtype=np.float32).reshape(4, 6)
@@ -48,7 +49,7 @@ def _run_changing(call, x, fields, change, trigger):
         sys.setprofile(None)
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=examples(300), deadline=None, database=None)
 @given(name=st.sampled_from(sorted(CALLS)), kind=st.sampled_from(["reshape", "retype", "field"]),
        trigger=st.integers(1, 80), warm=st.booleans())
 def test_arguments_changing_mid_call(name, kind, trigger, warm):

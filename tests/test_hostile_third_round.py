@@ -3,7 +3,6 @@
 API's exotic inputs (negative-bit tensors, masked arrays, sets, suboffsets), dask with zero-size
 chunks and masked arrays, and the bench's output files. Expected values are written out or come
 from NumPy, never from the code under test."""
-import json
 import os
 import subprocess
 import sys

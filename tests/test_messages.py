@@ -48,6 +48,7 @@ def test_the_sum_rule_names_every_part():
 
 
 def test_dask_refusals_carry_the_eager_message():
+    pytest.importorskip("dask.array")
     import dmlcpu.dask as dd
     a, b = np.zeros((2, 3), np.float32), np.zeros((2, 3), np.int32)
     eager = refusal(lambda: dml.join([a, b], axis=1))

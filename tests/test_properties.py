@@ -6,7 +6,6 @@ strided views inside sentinel-filled bases (nothing outside the view may change)
 bit patterns with NaN payloads, -0.0, infinities and denormals mixed in for floats; comparisons
 are on the bits.
 """
-import os
 
 import numpy as np
 import pytest
@@ -18,15 +17,15 @@ import reference
 from arrays import (Layout, SentinelOutput, contiguous_layout, extent, random_input,
                     sentinel_array)
 from conftest import as_bits, assert_same_bits
+from conftest import examples as scaled
 from reference import DTYPES
 
-SCALE = float(os.environ.get("DMLCPU_TEST_EXAMPLES_SCALE", "1"))
 # Elements a base array may hold: keeps rank-8 views with steps cheap.
 MAX_BASE = 1 << 14
 
 
 def examples(n):
-    return settings(max_examples=max(1, int(n * SCALE)), deadline=None)
+    return settings(max_examples=scaled(n), deadline=None)
 
 
 dtypes = st.sampled_from(DTYPES)
