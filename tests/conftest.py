@@ -3,7 +3,8 @@ without per-example deadlines (timings on a shared 2-core machine are noise, not
 ``isa`` fixture, and one set of bit helpers (``from conftest import assert_same_bits``).
 
 Set DMLCPU_TEST_EXAMPLES_SCALE (e.g. 10, or 0.25 under emulation) to multiply every property
-test's example count: each one asks ``examples(n)`` for it.
+test's example count: each one asks ``examples(n)`` for it. DMLCPU_TEST_ISAS (e.g. ``neon``)
+keeps only the ISA-parametrized cases of the ISAs it lists.
 Nothing at module level imports dmlcpu, so the independent references (reference.py) may use the
 bit helpers.
 """
@@ -49,6 +50,22 @@ def pytest_generate_tests(metafunc):
     """A test taking the ``isa`` fixture runs once per usable ISA (unless it lists its own)."""
     if "isa" in metafunc.fixturenames and not _parametrized(metafunc, "isa"):
         metafunc.parametrize("isa", usable_isas(), indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """DMLCPU_TEST_ISAS (a comma list, e.g. ``neon`` under qemu) keeps only the ISA-parametrized
+    cases of those ISAs; tests without an ISA parameter all stay."""
+    keep = os.environ.get("DMLCPU_TEST_ISAS")
+    if not keep:
+        return
+    keep = {name.strip() for name in keep.split(",")}
+    dropped = [item for item in items
+               if "isa" in getattr(getattr(item, "callspec", None), "params", {})
+               and item.callspec.params["isa"] not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        dropped = set(dropped)
+        items[:] = [item for item in items if item not in dropped]
 
 
 @pytest.fixture

@@ -11,6 +11,8 @@ import dmlcpu
 
 from dmlcpu.cli.validate import EXAMPLES, main
 
+pytestmark = pytest.mark.python_layer
+
 ROOT = Path(__file__).resolve().parents[1]
 
 VALID_OUT = "SPLIT: accepted at feature levels 1_0 and later; accepted in extended mode\n"

@@ -13,6 +13,8 @@ from dmlcpu.cli.dispatch import main
 from dmlcpu.cli.validate import EXAMPLES
 from dmlcpu.dxdispatch._json import parse_model_text
 
+pytestmark = pytest.mark.python_layer
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "dxdispatch"
 

@@ -20,6 +20,8 @@ from dmlcpu.dxdispatch._json import parse_model_text
 
 from test_dxdispatch import dispatch, model, tensor, values, zeros
 
+pytestmark = pytest.mark.python_layer
+
 MiB = 2**20
 
 

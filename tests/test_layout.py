@@ -8,6 +8,8 @@ import pytest
 
 import dmlcpu
 
+pytestmark = pytest.mark.python_layer
+
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(dmlcpu.__file__)))
 FEATURES = ("bench", "cli", "dask", "dxdispatch")  # matched anywhere in a dmlcpu module's name
 

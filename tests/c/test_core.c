@@ -5,7 +5,7 @@
  * under wine).
  *
  * usage: test_core [--require-pool] [--default-threads N] [--affinity N] [--config-only]
- *                  [THREADS...]
+ *                  [--isa NAME] [THREADS...]
  *   THREADS               thread counts to run (default: 1 3); counts above 1 are skipped, and
  *                         said so, when the build has no thread pool (unless --require-pool)
  *   --require-pool        fail if this build has no thread pool
@@ -14,6 +14,8 @@
  *   --affinity N          fail unless the affinity mask holds N CPUs and the thread count before
  *                         any set_num_threads is the detected budget's (cpus.c)
  *   --config-only         check the ones above, print the configuration, run nothing else
+ *   --isa NAME            run the test families under that ISA only (it must be usable);
+ *                         "default" is the one dispatch picks for this CPU
  * Exit status 0 when every check passed.
  */
 #include <stdio.h>
@@ -48,6 +50,7 @@ int main(int argc, char **argv) {
     static const int default_counts[] = {1, 3};
     int counts[16], ncounts = 0, require_pool = 0, default_threads = 0, config_only = 0;
     int affinity = 0;
+    const char *only_isa = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--require-pool") == 0) require_pool = 1;
         else if (strcmp(argv[i], "--config-only") == 0) config_only = 1;
@@ -55,6 +58,8 @@ int main(int argc, char **argv) {
             default_threads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--affinity") == 0 && i + 1 < argc)
             affinity = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc)
+            only_isa = argv[++i];
         else if (ncounts < 16) counts[ncounts++] = atoi(argv[i]);
     }
     if (ncounts == 0)
@@ -74,10 +79,15 @@ int main(int argc, char **argv) {
         printf("%ld checks, %ld failures\n", test_checks, test_failures);
         return test_failures ? 1 : 0;
     }
+    int ran_isas = 0, default_isa = dmlcpu_active_isa();
     test_invalid_arguments();
     test_pool();
     for (int isa = 0; isa < DMLCPU_ISA_COUNT; isa++) {
         if (!(dmlcpu_usable_isas() & (1u << isa))) continue;
+        if (only_isa && strcmp(only_isa, dmlcpu_isa_name(isa)) != 0 &&
+            !(strcmp(only_isa, "default") == 0 && isa == default_isa))
+            continue;
+        ran_isas++;
         CHECK(dmlcpu_force_isa(isa) == DMLCPU_OK && dmlcpu_active_isa() == isa, "force ISA");
         for (int c = 0; c < ncounts; c++) {
             int n = counts[c];
@@ -97,6 +107,7 @@ int main(int argc, char **argv) {
             fflush(stdout);
         }
     }
+    CHECK(ran_isas > 0, "at least one usable ISA ran (--isa names a usable one)");
     dmlcpu_force_isa(-1);
     dmlcpu_set_num_threads(initial_threads);
     printf("%ld checks, %ld failures\n", test_checks, test_failures);
