@@ -1,5 +1,10 @@
 """threadpoolctl sees dmlcpu's pool once dmlcpu is imported: threadpool_info lists it and
-threadpool_limits limits it, then restores it."""
+threadpool_limits limits it, then restores it, with the reason the count had."""
+import ast
+import os
+import subprocess
+import sys
+
 import pytest
 
 import dmlcpu
@@ -52,3 +57,27 @@ def test_threadpool_controller_limits_the_pool():
     with controller.select(internal_api="dmlcpu").limit(limits=1):
         assert dmlcpu.get_num_threads() == 1
     assert dmlcpu.get_num_threads() == 2
+
+
+@needs_pool
+@pytest.mark.parametrize("env, source", [(None, "cpus"), ("3", "DMLCPU_NUM_THREADS")])
+def test_a_restored_count_keeps_its_reason(env, source):
+    """Where nobody set the count, it is still nobody's after threadpool_limits (dmlcpu.dask
+    sets such a pool to one thread in its workers); DMLCPU_NUM_THREADS's stays the variable's."""
+    code = ("import dmlcpu, threadpoolctl\n"
+            "from dmlcpu import _core\n"
+            "before = (dmlcpu.get_num_threads(), _core._threads_source())\n"
+            "with threadpoolctl.threadpool_limits(limits={'dmlcpu': before[0] + 1}):\n"
+            "    inside = (dmlcpu.get_num_threads(), _core._threads_source())\n"
+            "after = (dmlcpu.get_num_threads(), _core._threads_source())\n"
+            "print(repr((before, inside, after)))")
+    environ = {k: v for k, v in os.environ.items() if k != "DMLCPU_NUM_THREADS"}
+    if env:
+        environ["DMLCPU_NUM_THREADS"] = env
+    parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
+    environ["PYTHONPATH"] = os.pathsep.join(p for p in (parent, environ.get("PYTHONPATH")) if p)
+    out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
+                         text=True, check=True).stdout
+    before, inside, after = ast.literal_eval(out)
+    assert before[1] == source and after == before
+    assert inside == (before[0] + 1, "set_num_threads")

@@ -228,9 +228,12 @@ def _threads_reason():
     return "affinity: %d CPU%s" % (c["affinity"], "s" if c["affinity"] > 1 else "")
 
 
-def _set_threads_for_dask(n):
-    """dmlcpu.dask: n threads, recorded as its choice, not the user's."""
-    dmlcpu_set_num_threads_from(<int>n, DMLCPU_THREADS_FROM_DASK)
+def _set_num_threads_from(n, source):
+    """n threads, recorded as set by ``source`` (a _threads_source() name): dmlcpu.dask's
+    choice rather than the user's, or a saved count put back with its reason (threadpoolctl)."""
+    code = {name: code for code, name in _SOURCES.items()}[source]
+    if dmlcpu_set_num_threads_from(<int>n, code) != DMLCPU_OK:
+        raise ValueError("_set_num_threads_from: n is %d, not a valid thread count" % n)
 
 
 def _cgroup_quota(cgroup_file, mountinfo):

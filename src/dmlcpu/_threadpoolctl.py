@@ -33,13 +33,18 @@ def _controller_class():
             return _core.get_num_threads()
 
         def set_num_threads(self, num_threads):
-            _core.set_num_threads(max(1, min(int(num_threads), 256)))
+            n = max(1, min(int(num_threads), 256))
+            if n == self._found[0]:  # threadpoolctl's restore: the count with its reason, so
+                _core._set_num_threads_from(*self._found)  # a default stays a default
+            else:
+                _core.set_num_threads(n)
 
         def get_version(self):
             return __version__
 
         def set_additional_attributes(self):
             self.threads_source = _core._threads_source()
+            self._found = (_core.get_num_threads(), self.threads_source)
 
     return DmlcpuController
 

@@ -39,7 +39,7 @@ def limit_pool_in_dask_processes():
     if _core._threads_source() != "cpus":
         return
     if os.getpid() != _IMPORTED_IN or multiprocessing.parent_process() is not None:
-        _core._set_threads_for_dask(1)
+        _core._set_num_threads_from(1, "dmlcpu.dask")
 
 
 def accumulator_dtype(dtype):
