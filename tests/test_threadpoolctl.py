@@ -59,6 +59,17 @@ def test_threadpool_controller_limits_the_pool():
     assert dmlcpu.get_num_threads() == 2
 
 
+def run_child(code, env=None):
+    """What a fresh interpreter running ``code`` prints (a literal), DMLCPU_NUM_THREADS=env."""
+    environ = {k: v for k, v in os.environ.items() if k != "DMLCPU_NUM_THREADS"}
+    if env:
+        environ["DMLCPU_NUM_THREADS"] = env
+    parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
+    environ["PYTHONPATH"] = os.pathsep.join(p for p in (parent, environ.get("PYTHONPATH")) if p)
+    return ast.literal_eval(subprocess.run([sys.executable, "-c", code], env=environ,
+                                           capture_output=True, text=True, check=True).stdout)
+
+
 @needs_pool
 @pytest.mark.parametrize("env, source", [(None, "cpus"), ("3", "DMLCPU_NUM_THREADS")])
 def test_a_restored_count_keeps_its_reason(env, source):
@@ -71,13 +82,24 @@ def test_a_restored_count_keeps_its_reason(env, source):
             "    inside = (dmlcpu.get_num_threads(), _core._threads_source())\n"
             "after = (dmlcpu.get_num_threads(), _core._threads_source())\n"
             "print(repr((before, inside, after)))")
-    environ = {k: v for k, v in os.environ.items() if k != "DMLCPU_NUM_THREADS"}
-    if env:
-        environ["DMLCPU_NUM_THREADS"] = env
-    parent = os.path.dirname(os.path.dirname(dmlcpu.__file__))
-    environ["PYTHONPATH"] = os.pathsep.join(p for p in (parent, environ.get("PYTHONPATH")) if p)
-    out = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True,
-                         text=True, check=True).stdout
-    before, inside, after = ast.literal_eval(out)
+    before, inside, after = run_child(code, env)
     assert before[1] == source and after == before
     assert inside == (before[0] + 1, "set_num_threads")
+
+
+@needs_pool
+def test_a_kept_controller_limits_as_the_user_asked():
+    """A controller made while the count was the default, used after the user set another
+    count: its limit to the old default is the user's limit, and the user's count comes back."""
+    code = ("import dmlcpu, threadpoolctl\n"
+            "from dmlcpu import _core\n"
+            "default = dmlcpu.get_num_threads()\n"
+            "controller = threadpoolctl.ThreadpoolController().select(internal_api='dmlcpu')\n"
+            "dmlcpu.set_num_threads(default + 1)\n"
+            "with controller.limit(limits=default):\n"
+            "    inside = (dmlcpu.get_num_threads(), _core._threads_source())\n"
+            "after = (dmlcpu.get_num_threads(), _core._threads_source())\n"
+            "print(repr((default, inside, after)))")
+    default, inside, after = run_child(code)
+    assert inside == (default, "set_num_threads")
+    assert after == (default + 1, "set_num_threads")

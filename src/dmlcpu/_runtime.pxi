@@ -194,6 +194,7 @@ def get_num_threads():
 
 _SOURCES = {DMLCPU_THREADS_FROM_CPUS: "cpus", DMLCPU_THREADS_FROM_ENV: "DMLCPU_NUM_THREADS",
             DMLCPU_THREADS_FROM_SET: "set_num_threads", DMLCPU_THREADS_FROM_DASK: "dmlcpu.dask"}
+_SOURCE_CODES = {name: code for code, name in _SOURCES.items()}
 _QUOTAS = {DMLCPU_QUOTA_NONE: None, DMLCPU_QUOTA_CGROUP2: "cgroup v2",
            DMLCPU_QUOTA_CGROUP1: "cgroup v1", DMLCPU_QUOTA_JOB: "job object"}
 
@@ -231,8 +232,7 @@ def _threads_reason():
 def _set_num_threads_from(n, source):
     """n threads, recorded as set by ``source`` (a _threads_source() name): dmlcpu.dask's
     choice rather than the user's, or a saved count put back with its reason (threadpoolctl)."""
-    code = {name: code for code, name in _SOURCES.items()}[source]
-    if dmlcpu_set_num_threads_from(<int>n, code) != DMLCPU_OK:
+    if dmlcpu_set_num_threads_from(<int>n, _SOURCE_CODES[source]) != DMLCPU_OK:
         raise ValueError("_set_num_threads_from: n is %d, not a valid thread count" % n)
 
 

@@ -34,9 +34,13 @@ def _controller_class():
 
         def set_num_threads(self, num_threads):
             n = max(1, min(int(num_threads), 256))
-            if n == self._found[0]:  # threadpoolctl's restore: the count with its reason, so
-                _core._set_num_threads_from(*self._found)  # a default stays a default
+            if self._replaced is not None and n == self._replaced[0]:
+                # putting back what this controller replaced: with its reason, so a default
+                # stays a default
+                _core._set_num_threads_from(*self._replaced)
+                self._replaced = None
             else:
+                self._replaced = (_core.get_num_threads(), _core._threads_source())
                 _core.set_num_threads(n)
 
         def get_version(self):
@@ -44,7 +48,7 @@ def _controller_class():
 
         def set_additional_attributes(self):
             self.threads_source = _core._threads_source()
-            self._found = (_core.get_num_threads(), self.threads_source)
+            self._replaced = None  # (count, source) the last limit replaced, until put back
 
     return DmlcpuController
 
